@@ -1,0 +1,257 @@
+package tensor
+
+import "math"
+
+func checkFloat(op string, ts ...*Tensor) {
+	for _, t := range ts {
+		if t.dtype != Float32 {
+			panicf(ErrDType, op, "needs float32 tensors, got %s of shape %v", t.dtype, t.shape)
+		}
+	}
+}
+
+// binary applies f elementwise over the broadcast of a and b.
+func binary(op string, a, b *Tensor, f func(x, y float32) float32) *Tensor {
+	checkFloat(op, a, b)
+	shape := broadcastShapes(op, a.shape, b.shape)
+	out := Zeros(shape...)
+	od, ad, bd := out.Float32s(), a.Float32s(), b.Float32s()
+	switch {
+	case sameShape(a.shape, b.shape):
+		parallelFor(len(od), 1<<15, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				od[i] = f(ad[i], bd[i])
+			}
+		})
+	case b.n == 1:
+		y := bd[0]
+		for i := range od {
+			od[i] = f(ad[i], y)
+		}
+	case sameShape(a.shape, shape) && len(b.shape) == 1 && len(shape) >= 1 && b.shape[0] == shape[len(shape)-1]:
+		f0 := b.shape[0]
+		for r := 0; r < len(od)/f0; r++ {
+			row, arow := od[r*f0:(r+1)*f0], ad[r*f0:(r+1)*f0]
+			for j := range row {
+				row[j] = f(arow[j], bd[j])
+			}
+		}
+	default:
+		sa, sb := bstrides(a.shape, shape), bstrides(b.shape, shape)
+		bcastLoop(shape, sa, sb, func(o, ai, bi, n, as, bs int) {
+			for i := 0; i < n; i++ {
+				od[o+i] = f(ad[ai+i*as], bd[bi+i*bs])
+			}
+		})
+	}
+	return out
+}
+
+// Add returns a + b with NumPy broadcasting. Float32; panics with ErrShape
+// when the shapes do not broadcast.
+func Add(a, b *Tensor) *Tensor {
+	out := binary("Add", a, b, func(x, y float32) float32 { return x + y })
+	return record(out, "Add", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
+		return []*Tensor{sumTo(g, a.shape), sumTo(g, b.shape)}
+	})
+}
+
+// Sub returns a - b with broadcasting.
+func Sub(a, b *Tensor) *Tensor {
+	out := binary("Sub", a, b, func(x, y float32) float32 { return x - y })
+	return record(out, "Sub", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
+		var gb *Tensor
+		if b.requiresGrad {
+			gb = sumTo(scaleNew(g, -1), b.shape)
+		}
+		return []*Tensor{sumTo(g, a.shape), gb}
+	})
+}
+
+// Mul returns the elementwise product a * b with broadcasting.
+func Mul(a, b *Tensor) *Tensor {
+	out := binary("Mul", a, b, func(x, y float32) float32 { return x * y })
+	return record(out, "Mul", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
+		var ga, gb *Tensor
+		if a.requiresGrad {
+			ga = sumTo(binary("Mul", g, b.Detach(), func(x, y float32) float32 { return x * y }), a.shape)
+		}
+		if b.requiresGrad {
+			gb = sumTo(binary("Mul", g, a.Detach(), func(x, y float32) float32 { return x * y }), b.shape)
+		}
+		return []*Tensor{ga, gb}
+	})
+}
+
+// Div returns the elementwise quotient a / b with broadcasting.
+func Div(a, b *Tensor) *Tensor {
+	out := binary("Div", a, b, func(x, y float32) float32 { return x / y })
+	return record(out, "Div", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
+		var ga, gb *Tensor
+		if a.requiresGrad {
+			ga = sumTo(binary("Div", g, b.Detach(), func(x, y float32) float32 { return x / y }), a.shape)
+		}
+		if b.requiresGrad {
+			// d(a/b)/db = -a/b^2 = -out/b
+			t := binary("Div", out.Detach(), b.Detach(), func(x, y float32) float32 { return -x / y })
+			gb = sumTo(binary("Mul", g, t, func(x, y float32) float32 { return x * y }), b.shape)
+		}
+		return []*Tensor{ga, gb}
+	})
+}
+
+func scaleNew(t *Tensor, s float32) *Tensor {
+	out := Zeros(t.shape...)
+	od, td := out.Float32s(), t.Float32s()
+	for i, v := range td {
+		od[i] = s * v
+	}
+	return out
+}
+
+// MulScalar returns s * x.
+func MulScalar(x *Tensor, s float32) *Tensor {
+	checkFloat("MulScalar", x)
+	out := scaleNew(x, s)
+	return record(out, "MulScalar", []*Tensor{x}, func(g *Tensor) []*Tensor {
+		return []*Tensor{scaleNew(g, s)}
+	})
+}
+
+// AddScalar returns x + s.
+func AddScalar(x *Tensor, s float32) *Tensor {
+	out := unary("AddScalar", x, func(v float32) float32 { return v + s })
+	return record(out, "AddScalar", []*Tensor{x}, func(g *Tensor) []*Tensor { return []*Tensor{g} })
+}
+
+// Neg returns -x.
+func Neg(x *Tensor) *Tensor { return MulScalar(x, -1) }
+
+func unary(op string, x *Tensor, f func(float32) float32) *Tensor {
+	checkFloat(op, x)
+	out := Zeros(x.shape...)
+	od, xd := out.Float32s(), x.Float32s()
+	parallelFor(len(od), 1<<15, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			od[i] = f(xd[i])
+		}
+	})
+	return out
+}
+
+// unaryGrad builds the gradient g * f'(x, y) for an elementwise op with
+// input x and output y.
+func unaryGrad(g, x, y *Tensor, df func(x, y float32) float32) *Tensor {
+	out := Zeros(g.shape...)
+	od, gd, xd, yd := out.Float32s(), g.Float32s(), x.Float32s(), y.Float32s()
+	parallelFor(len(od), 1<<15, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			od[i] = gd[i] * df(xd[i], yd[i])
+		}
+	})
+	return out
+}
+
+// elementwise defines a differentiable elementwise op from f and its
+// derivative df(x, y) where y = f(x).
+func elementwise(op string, x *Tensor, f func(float32) float32, df func(x, y float32) float32) *Tensor {
+	out := unary(op, x, f)
+	return record(out, op, []*Tensor{x}, func(g *Tensor) []*Tensor {
+		return []*Tensor{unaryGrad(g, x, out, df)}
+	})
+}
+
+// ReLU returns max(x, 0) elementwise.
+func ReLU(x *Tensor) *Tensor {
+	return elementwise("ReLU", x,
+		func(v float32) float32 {
+			if v > 0 {
+				return v
+			}
+			return 0
+		},
+		func(x, _ float32) float32 {
+			if x > 0 {
+				return 1
+			}
+			return 0
+		})
+}
+
+// LeakyReLU returns x for x > 0 and slope*x otherwise (PyTorch's default
+// slope is 0.01; GAT uses 0.2).
+func LeakyReLU(x *Tensor, slope float32) *Tensor {
+	return elementwise("LeakyReLU", x,
+		func(v float32) float32 {
+			if v > 0 {
+				return v
+			}
+			return slope * v
+		},
+		func(x, _ float32) float32 {
+			if x > 0 {
+				return 1
+			}
+			return slope
+		})
+}
+
+// ELU returns x for x > 0 and alpha*(exp(x)-1) otherwise (Clevert et al.
+// 2016; GAT's hidden activation with alpha 1).
+func ELU(x *Tensor, alpha float32) *Tensor {
+	return elementwise("ELU", x,
+		func(v float32) float32 {
+			if v > 0 {
+				return v
+			}
+			return alpha * float32(math.Expm1(float64(v)))
+		},
+		func(x, y float32) float32 {
+			if x > 0 {
+				return 1
+			}
+			return y + alpha
+		})
+}
+
+// Sigmoid returns 1/(1+exp(-x)) elementwise.
+func Sigmoid(x *Tensor) *Tensor {
+	return elementwise("Sigmoid", x,
+		func(v float32) float32 { return float32(1 / (1 + math.Exp(-float64(v)))) },
+		func(_, y float32) float32 { return y * (1 - y) })
+}
+
+// Tanh returns tanh(x) elementwise.
+func Tanh(x *Tensor) *Tensor {
+	return elementwise("Tanh", x,
+		func(v float32) float32 { return float32(math.Tanh(float64(v))) },
+		func(_, y float32) float32 { return 1 - y*y })
+}
+
+// Exp returns exp(x) elementwise.
+func Exp(x *Tensor) *Tensor {
+	return elementwise("Exp", x,
+		func(v float32) float32 { return float32(math.Exp(float64(v))) },
+		func(_, y float32) float32 { return y })
+}
+
+// Log returns the natural logarithm of x elementwise.
+func Log(x *Tensor) *Tensor {
+	return elementwise("Log", x,
+		func(v float32) float32 { return float32(math.Log(float64(v))) },
+		func(x, _ float32) float32 { return 1 / x })
+}
+
+// Sqrt returns the square root of x elementwise.
+func Sqrt(x *Tensor) *Tensor {
+	return elementwise("Sqrt", x,
+		func(v float32) float32 { return float32(math.Sqrt(float64(v))) },
+		func(_, y float32) float32 { return 0.5 / y })
+}
+
+// Pow returns x**p elementwise.
+func Pow(x *Tensor, p float32) *Tensor {
+	return elementwise("Pow", x,
+		func(v float32) float32 { return float32(math.Pow(float64(v), float64(p))) },
+		func(x, _ float32) float32 { return p * float32(math.Pow(float64(x), float64(p-1))) })
+}

@@ -1,0 +1,235 @@
+package tensor
+
+// rowSize returns the elements per row along dimension 0.
+func rowSize(t *Tensor) int {
+	if t.Dim() == 0 {
+		panicf(ErrShape, "rows", "a 0-dimensional tensor has no rows")
+	}
+	r := 1
+	for _, d := range t.shape[1:] {
+		r *= d
+	}
+	return r
+}
+
+func checkIndex(op string, idx *Tensor, n int) []int64 {
+	if idx.dtype != Int64 || idx.Dim() != 1 {
+		panicf(ErrDType, op, "index must be a 1-D int64 tensor, got %s of shape %v", idx.dtype, idx.shape)
+	}
+	ids := idx.Int64s()
+	for i, v := range ids {
+		if v < 0 || v >= int64(n) {
+			panicf(ErrIndex, op, "index %d at position %d is outside [0, %d)", v, i, n)
+		}
+	}
+	return ids
+}
+
+// IndexSelect gathers rows: out[i] = x[idx[i]], (N, ...) x (M) int64 -> (M,
+// ...), any dtype (torch.index_select along dim 0). Float32 results carry
+// gradients (a scatter-add back into x). Panics with ErrIndex naming the
+// first index outside [0, N).
+func IndexSelect(x, idx *Tensor) *Tensor {
+	n := x.Size(0)
+	ids := checkIndex("IndexSelect", idx, n)
+	f := rowSize(x)
+	shape := append([]int{len(ids)}, x.shape[1:]...)
+	out := New(x.dtype, shape...)
+	switch x.dtype {
+	case Float32:
+		od, xd := out.Float32s(), x.Float32s()
+		parallelFor(len(ids), 1+(1<<14)/(f+1), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				copy(od[i*f:(i+1)*f], xd[int(ids[i])*f:int(ids[i]+1)*f])
+			}
+		})
+	case Int64:
+		od, xd := out.Int64s(), x.Int64s()
+		for i, v := range ids {
+			copy(od[i*f:(i+1)*f], xd[int(v)*f:int(v+1)*f])
+		}
+	case Bool:
+		od, xd := out.Bools(), x.Bools()
+		for i, v := range ids {
+			copy(od[i*f:(i+1)*f], xd[int(v)*f:int(v+1)*f])
+		}
+	}
+	return record(out, "IndexSelect", []*Tensor{x}, func(g *Tensor) []*Tensor {
+		return []*Tensor{indexAdd(n, ids, g)}
+	})
+}
+
+func indexAdd(n int, ids []int64, src *Tensor) *Tensor {
+	f := rowSize(src)
+	out := Zeros(append([]int{n}, src.shape[1:]...)...)
+	od, sd := out.Float32s(), src.Float32s()
+	for i, v := range ids {
+		axpy(1, sd[i*f:(i+1)*f], od[int(v)*f:int(v+1)*f])
+	}
+	return out
+}
+
+// IndexAdd scatters rows with addition into n zero rows: out[idx[i]] +=
+// src[i], (M, ...) float32 with idx (M) int64 -> (n, ...)
+// (torch.Tensor.index_add_ on zeros, PyG's scatter(reduce="sum")).
+func IndexAdd(n int, idx, src *Tensor) *Tensor {
+	checkFloat("IndexAdd", src)
+	ids := checkIndex("IndexAdd", idx, n)
+	if len(ids) != src.Size(0) {
+		panicf(ErrShape, "IndexAdd", "index has %d entries but src has %d rows (shape %v)", len(ids), src.Size(0), src.shape)
+	}
+	out := indexAdd(n, ids, src)
+	return record(out, "IndexAdd", []*Tensor{src}, func(g *Tensor) []*Tensor {
+		return []*Tensor{IndexSelect(g, idx)}
+	})
+}
+
+// Narrow returns rows [start, start+length) of x as a view sharing its
+// storage: (N, ...) -> (length, ...). DGL blocks use it to take the
+// destination nodes' rows, which come first among the source nodes.
+func Narrow(x *Tensor, start, length int) *Tensor {
+	n := x.Size(0)
+	if start < 0 || length < 0 || start+length > n {
+		panicf(ErrIndex, "Narrow", "rows [%d, %d) outside a tensor of shape %v", start, start+length, x.shape)
+	}
+	f := rowSize(x)
+	shape := append([]int{length}, x.shape[1:]...)
+	out := &Tensor{shape: shape, dtype: x.dtype, st: x.st, off: x.off + start*f, n: length * f}
+	return record(out, "Narrow", []*Tensor{x}, func(g *Tensor) []*Tensor {
+		gx := Zeros(x.shape...)
+		copy(gx.Float32s()[start*f:], g.Float32s())
+		return []*Tensor{gx}
+	})
+}
+
+// Reshape returns a view of x with a new shape holding the same number of
+// elements; one dimension may be -1 and is inferred.
+func Reshape(x *Tensor, shape ...int) *Tensor {
+	shape = append([]int(nil), shape...)
+	infer, known := -1, 1
+	for i, d := range shape {
+		if d == -1 {
+			if infer >= 0 {
+				panicf(ErrShape, "Reshape", "more than one -1 in %v", shape)
+			}
+			infer = i
+		} else {
+			known *= d
+		}
+	}
+	if infer >= 0 && known > 0 {
+		shape[infer] = x.n / known
+	}
+	if numel(shape) != x.n {
+		panicf(ErrShape, "Reshape", "cannot view shape %v (%d elements) as %v", x.shape, x.n, shape)
+	}
+	out := &Tensor{shape: shape, dtype: x.dtype, st: x.st, off: x.off, n: x.n}
+	return record(out, "Reshape", []*Tensor{x}, func(g *Tensor) []*Tensor {
+		return []*Tensor{Reshape(g, x.shape...)}
+	})
+}
+
+// Transpose returns the transpose of a 2-D tensor: (M, N) -> (N, M), copied.
+func Transpose(x *Tensor) *Tensor {
+	if x.Dim() != 2 {
+		panicf(ErrShape, "Transpose", "needs a 2-D tensor, got shape %v", x.shape)
+	}
+	out := transpose2(x)
+	return record(out, "Transpose", []*Tensor{x}, func(g *Tensor) []*Tensor {
+		return []*Tensor{transpose2(g)}
+	})
+}
+
+func transpose2(x *Tensor) *Tensor {
+	m, n := x.shape[0], x.shape[1]
+	out := New(x.dtype, n, m)
+	switch x.dtype {
+	case Float32:
+		od, xd := out.Float32s(), x.Float32s()
+		const bs = 32
+		for i0 := 0; i0 < m; i0 += bs {
+			for j0 := 0; j0 < n; j0 += bs {
+				for i := i0; i < i0+bs && i < m; i++ {
+					for j := j0; j < j0+bs && j < n; j++ {
+						od[j*m+i] = xd[i*n+j]
+					}
+				}
+			}
+		}
+	case Int64:
+		od, xd := out.Int64s(), x.Int64s()
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				od[j*m+i] = xd[i*n+j]
+			}
+		}
+	case Bool:
+		od, xd := out.Bools(), x.Bools()
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				od[j*m+i] = xd[i*n+j]
+			}
+		}
+	}
+	return out
+}
+
+// Concat joins float32 tensors along dimension dim; every other dimension
+// must agree: e.g. dim 1 of (N, A) and (N, B) -> (N, A+B).
+func Concat(ts []*Tensor, dim int) *Tensor {
+	if len(ts) == 0 {
+		panicf(ErrShape, "Concat", "no tensors to concatenate")
+	}
+	checkFloat("Concat", ts...)
+	rank := ts[0].Dim()
+	if dim < 0 {
+		dim += rank
+	}
+	if dim < 0 || dim >= rank {
+		panicf(ErrShape, "Concat", "dimension %d out of range for shape %v", dim, ts[0].shape)
+	}
+	shape := append([]int(nil), ts[0].shape...)
+	shape[dim] = 0
+	for _, t := range ts {
+		if t.Dim() != rank {
+			panicf(ErrShape, "Concat", "shapes %v and %v differ in rank", ts[0].shape, t.shape)
+		}
+		for i := range shape {
+			if i != dim && t.shape[i] != ts[0].shape[i] {
+				panicf(ErrShape, "Concat", "shapes %v and %v differ outside dimension %d", ts[0].shape, t.shape, dim)
+			}
+		}
+		shape[dim] += t.shape[dim]
+	}
+	outer, total, inner := splitAt(shape, dim)
+	out := Zeros(shape...)
+	od := out.Float32s()
+	offs := make([]int, len(ts))
+	at := 0
+	for k, t := range ts {
+		offs[k] = at
+		w := t.shape[dim] * inner
+		td := t.Float32s()
+		for o := 0; o < outer; o++ {
+			copy(od[o*total*inner+at*inner:], td[o*w:(o+1)*w])
+		}
+		at += t.shape[dim]
+	}
+	return record(out, "Concat", ts, func(g *Tensor) []*Tensor {
+		gs := make([]*Tensor, len(ts))
+		gd := g.Float32s()
+		for k, t := range ts {
+			if !t.requiresGrad {
+				continue
+			}
+			gt := Zeros(t.shape...)
+			w := t.shape[dim] * inner
+			dd := gt.Float32s()
+			for o := 0; o < outer; o++ {
+				copy(dd[o*w:(o+1)*w], gd[o*total*inner+offs[k]*inner:])
+			}
+			gs[k] = gt
+		}
+		return gs
+	})
+}

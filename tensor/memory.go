@@ -1,0 +1,156 @@
+package tensor
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// storage owns the elements of one or more tensors (views share it). Its
+// bytes are counted against its device while it is reachable.
+type storage struct {
+	f32    []float32
+	i64    []int64
+	b      []bool
+	bytes  int64
+	device string
+}
+
+type devStats struct {
+	allocated atomic.Int64
+	peak      atomic.Int64
+	total     atomic.Int64 // cumulative bytes allocated
+	count     atomic.Int64 // cumulative allocations
+}
+
+var (
+	statsMu sync.Mutex
+	stats   = map[string]*devStats{}
+)
+
+func statsFor(device string) *devStats {
+	statsMu.Lock()
+	defer statsMu.Unlock()
+	s := stats[device]
+	if s == nil {
+		s = &devStats{}
+		stats[device] = s
+	}
+	return s
+}
+
+var cpuStats = statsFor("cpu")
+
+// countAlloc records n bytes allocated on device.
+func countAlloc(device string, n int64) {
+	s := cpuStats
+	if device != "cpu" {
+		s = statsFor(device)
+	}
+	cur := s.allocated.Add(n)
+	s.total.Add(n)
+	s.count.Add(1)
+	for {
+		p := s.peak.Load()
+		if cur <= p || s.peak.CompareAndSwap(p, cur) {
+			break
+		}
+	}
+}
+
+func countFree(device string, n int64) {
+	s := cpuStats
+	if device != "cpu" {
+		s = statsFor(device)
+	}
+	s.allocated.Add(-n)
+}
+
+func newStorage(dt DType, n int) *storage {
+	st := &storage{device: "cpu", bytes: int64(n) * int64(dt.Size())}
+	switch dt {
+	case Float32:
+		st.f32 = make([]float32, n)
+	case Int64:
+		st.i64 = make([]int64, n)
+	case Bool:
+		st.b = make([]bool, n)
+	}
+	track(st)
+	return st
+}
+
+// track counts st's bytes now and releases them when the garbage collector
+// frees st.
+func track(st *storage) {
+	if st.bytes == 0 {
+		return
+	}
+	countAlloc(st.device, st.bytes)
+	runtime.SetFinalizer(st, func(s *storage) { countFree(s.device, s.bytes) })
+}
+
+// MemoryAllocated returns the bytes held by live tensors on device ("cpu",
+// "cuda:0", ...). A tensor's bytes are released when the garbage collector
+// frees it; call runtime.GC first for an exact reading.
+func MemoryAllocated(device string) int64 { return statsFor(device).allocated.Load() }
+
+// MaxMemoryAllocated returns the peak of MemoryAllocated on device since the
+// start or the last ResetPeakMemoryStats.
+func MaxMemoryAllocated(device string) int64 { return statsFor(device).peak.Load() }
+
+// ResetPeakMemoryStats sets the peak of device to its current allocation.
+func ResetPeakMemoryStats(device string) {
+	s := statsFor(device)
+	s.peak.Store(s.allocated.Load())
+}
+
+// CountBytes adds n bytes (negative to release) to device's accounting. It is
+// for engine buffers that are not tensors (sampler and loader buffers), so
+// that peaks cover them too.
+func CountBytes(device string, n int64) {
+	if n >= 0 {
+		countAlloc(device, n)
+	} else {
+		countFree(device, -n)
+	}
+}
+
+// MemorySummary returns a short table of allocated, peak and cumulative
+// bytes for every device seen, after a garbage collection.
+func MemorySummary() string {
+	runtime.GC()
+	runtime.GC() // finalizers queued by the first cycle run before the second
+	statsMu.Lock()
+	devs := make([]string, 0, len(stats))
+	for d := range stats {
+		devs = append(devs, d)
+	}
+	statsMu.Unlock()
+	sort.Strings(devs)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-8s %12s %12s %14s %10s\n", "device", "allocated", "peak", "total alloc", "allocs")
+	for _, d := range devs {
+		s := statsFor(d)
+		fmt.Fprintf(&b, "%-8s %12s %12s %14s %10d\n", d, FormatBytes(s.allocated.Load()),
+			FormatBytes(s.peak.Load()), FormatBytes(s.total.Load()), s.count.Load())
+	}
+	return b.String()
+}
+
+// FormatBytes renders n bytes with a binary unit (B, KiB, MiB, GiB).
+func FormatBytes(n int64) string {
+	f := float64(n)
+	switch {
+	case n < 1<<10 && n > -(1<<10):
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20 && n > -(1<<20):
+		return fmt.Sprintf("%.1f KiB", f/(1<<10))
+	case n < 1<<30 && n > -(1<<30):
+		return fmt.Sprintf("%.1f MiB", f/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GiB", f/(1<<30))
+}

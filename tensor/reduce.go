@@ -1,0 +1,106 @@
+package tensor
+
+// Sum returns the sum of all elements as a one-element tensor of shape ().
+// The sum is accumulated in float64.
+func Sum(x *Tensor) *Tensor {
+	checkFloat("Sum", x)
+	var s float64
+	for _, v := range x.Float32s() {
+		s += float64(v)
+	}
+	out := FromFloat32([]float32{float32(s)}, []int{}...)
+	out.shape = []int{}
+	return record(out, "Sum", []*Tensor{x}, func(g *Tensor) []*Tensor {
+		return []*Tensor{Full(g.Float32s()[0], x.shape...)}
+	})
+}
+
+// Mean returns the mean of all elements as a tensor of shape ().
+func Mean(x *Tensor) *Tensor {
+	if x.n == 0 {
+		panicf(ErrShape, "Mean", "mean of an empty tensor of shape %v", x.shape)
+	}
+	return MulScalar(Sum(x), 1/float32(x.n))
+}
+
+// SumDim sums over dimension dim: for x of shape (..., D, ...) the result
+// drops that dimension (or keeps it with size 1 when keepDim is set).
+func SumDim(x *Tensor, dim int, keepDim bool) *Tensor {
+	checkFloat("SumDim", x)
+	if dim < 0 {
+		dim += x.Dim()
+	}
+	if dim < 0 || dim >= x.Dim() {
+		panicf(ErrShape, "SumDim", "dimension %d out of range for shape %v", dim, x.shape)
+	}
+	outer, d, inner := splitAt(x.shape, dim)
+	shape := append([]int(nil), x.shape...)
+	if keepDim {
+		shape[dim] = 1
+	} else {
+		shape = append(shape[:dim], shape[dim+1:]...)
+	}
+	out := Zeros(shape...)
+	od, xd := out.Float32s(), x.Float32s()
+	for o := 0; o < outer; o++ {
+		dst := od[o*inner : (o+1)*inner]
+		for j := 0; j < d; j++ {
+			axpy(1, xd[(o*d+j)*inner:(o*d+j+1)*inner], dst)
+		}
+	}
+	return record(out, "SumDim", []*Tensor{x}, func(g *Tensor) []*Tensor {
+		gx := Zeros(x.shape...)
+		gd, gg := gx.Float32s(), g.Float32s()
+		for o := 0; o < outer; o++ {
+			src := gg[o*inner : (o+1)*inner]
+			for j := 0; j < d; j++ {
+				copy(gd[(o*d+j)*inner:(o*d+j+1)*inner], src)
+			}
+		}
+		return []*Tensor{gx}
+	})
+}
+
+// MeanDim averages over dimension dim; see SumDim.
+func MeanDim(x *Tensor, dim int, keepDim bool) *Tensor {
+	if dim < 0 {
+		dim += x.Dim()
+	}
+	return MulScalar(SumDim(x, dim, keepDim), 1/float32(x.Size(dim)))
+}
+
+// splitAt returns the product of dimensions before dim, the size of dim and
+// the product after it.
+func splitAt(shape []int, dim int) (outer, d, inner int) {
+	outer, inner = 1, 1
+	for _, s := range shape[:dim] {
+		outer *= s
+	}
+	for _, s := range shape[dim+1:] {
+		inner *= s
+	}
+	return outer, shape[dim], inner
+}
+
+// ArgMax returns, for x of shape (N, C), the int64 index of the largest
+// value in each row: (N, C) -> (N). Ties resolve to the first index.
+func ArgMax(x *Tensor) *Tensor {
+	checkFloat("ArgMax", x)
+	if x.Dim() != 2 {
+		panicf(ErrShape, "ArgMax", "needs a 2-D tensor, got shape %v", x.shape)
+	}
+	n, c := x.shape[0], x.shape[1]
+	out := New(Int64, n)
+	od, xd := out.Int64s(), x.Float32s()
+	for i := 0; i < n; i++ {
+		row := xd[i*c : (i+1)*c]
+		best := 0
+		for j := 1; j < c; j++ {
+			if row[j] > row[best] {
+				best = j
+			}
+		}
+		od[i] = int64(best)
+	}
+	return out
+}

@@ -1,0 +1,121 @@
+package tensor
+
+import "math"
+
+// LogSoftmax returns log(softmax(x)) over the last dimension, computed
+// stably as x - max - log(sum(exp(x - max))): (..., C) -> (..., C), float32.
+func LogSoftmax(x *Tensor) *Tensor {
+	checkFloat("LogSoftmax", x)
+	if x.Dim() == 0 {
+		panicf(ErrShape, "LogSoftmax", "needs at least 1 dimension")
+	}
+	c := x.shape[x.Dim()-1]
+	rows := 0
+	if c > 0 {
+		rows = x.n / c
+	}
+	out := Zeros(x.shape...)
+	od, xd := out.Float32s(), x.Float32s()
+	parallelFor(rows, 256, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			logSoftmaxRow(xd[r*c:(r+1)*c], od[r*c:(r+1)*c])
+		}
+	})
+	return record(out, "LogSoftmax", []*Tensor{x}, func(g *Tensor) []*Tensor {
+		// dx = g - softmax * sum(g)
+		gx := Zeros(x.shape...)
+		gd, gg := gx.Float32s(), g.Float32s()
+		for r := 0; r < rows; r++ {
+			var s float32
+			for _, v := range gg[r*c : (r+1)*c] {
+				s += v
+			}
+			for j := r * c; j < (r+1)*c; j++ {
+				gd[j] = gg[j] - float32(math.Exp(float64(od[j])))*s
+			}
+		}
+		return []*Tensor{gx}
+	})
+}
+
+func logSoftmaxRow(x, out []float32) {
+	m := float32(math.Inf(-1))
+	for _, v := range x {
+		if v > m {
+			m = v
+		}
+	}
+	var s float64
+	for _, v := range x {
+		s += math.Exp(float64(v - m))
+	}
+	lse := m + float32(math.Log(s))
+	for j, v := range x {
+		out[j] = v - lse
+	}
+}
+
+// Softmax returns softmax over the last dimension: (..., C) -> (..., C).
+func Softmax(x *Tensor) *Tensor { return Exp(LogSoftmax(x)) }
+
+// CrossEntropy returns the mean negative log-likelihood of the int64 class
+// targets under softmax(logits), as torch.nn.functional.cross_entropy:
+// logits (N, C) float32, targets (N) int64 in [0, C) -> scalar. It panics
+// with ErrShape or ErrIndex naming the bad shape or target.
+func CrossEntropy(logits, targets *Tensor) *Tensor {
+	return NLLLoss(LogSoftmax(logits), targets)
+}
+
+// NLLLoss returns the mean of -logp[i, targets[i]]: logp (N, C) float32,
+// targets (N) int64 -> scalar (torch.nn.functional.nll_loss).
+func NLLLoss(logp, targets *Tensor) *Tensor {
+	checkFloat("NLLLoss", logp)
+	if logp.Dim() != 2 || targets.Dim() != 1 || targets.shape[0] != logp.shape[0] {
+		panicf(ErrShape, "NLLLoss", "needs log-probabilities (N, C) and targets (N), got %v and %v", logp.shape, targets.shape)
+	}
+	if targets.dtype != Int64 {
+		panicf(ErrDType, "NLLLoss", "targets must be int64, got %s", targets.dtype)
+	}
+	n, c := logp.shape[0], logp.shape[1]
+	if n == 0 {
+		panicf(ErrShape, "NLLLoss", "empty batch")
+	}
+	ld, td := logp.Float32s(), targets.Int64s()
+	var s float64
+	for i, t := range td {
+		if t < 0 || int(t) >= c {
+			panicf(ErrIndex, "NLLLoss", "target %d at position %d is outside [0, %d)", t, i, c)
+		}
+		s -= float64(ld[i*c+int(t)])
+	}
+	out := Scalar(float32(s / float64(n)))
+	out.shape = []int{}
+	return record(out, "NLLLoss", []*Tensor{logp}, func(g *Tensor) []*Tensor {
+		gl := Zeros(n, c)
+		gd := gl.Float32s()
+		v := -g.Float32s()[0] / float32(n)
+		for i, t := range td {
+			gd[i*c+int(t)] = v
+		}
+		return []*Tensor{gl}
+	})
+}
+
+// Accuracy returns the fraction of rows of logits (N, C) whose arg-max
+// equals the int64 target (N). It records no gradient.
+func Accuracy(logits, targets *Tensor) float64 {
+	if targets.Dim() != 1 || logits.Dim() != 2 || targets.shape[0] != logits.shape[0] {
+		panicf(ErrShape, "Accuracy", "needs logits (N, C) and targets (N), got %v and %v", logits.shape, targets.shape)
+	}
+	if logits.shape[0] == 0 {
+		return 0
+	}
+	pred := ArgMax(logits).Int64s()
+	hit := 0
+	for i, t := range targets.Int64s() {
+		if pred[i] == t {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(pred))
+}

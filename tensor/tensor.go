@@ -1,0 +1,346 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Tensor is a dense, contiguous, row-major array of one DType on one device,
+// optionally tracked by autograd.
+type Tensor struct {
+	shape []int
+	dtype DType
+	st    *storage
+	off   int // element offset into st (views made by Narrow)
+	n     int // number of elements
+
+	requiresGrad bool
+	grad         *Tensor
+	node         *node // the op that produced this tensor, nil for leaves
+}
+
+func numel(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		if d < 0 {
+			panicf(ErrShape, "New", "negative dimension in shape %v", shape)
+		}
+		n *= d
+	}
+	return n
+}
+
+// Zeros returns a float32 tensor of the given shape filled with 0.
+func Zeros(shape ...int) *Tensor { return New(Float32, shape...) }
+
+// New returns a tensor of dtype dt and the given shape filled with zeros.
+func New(dt DType, shape ...int) *Tensor {
+	n := numel(shape)
+	return &Tensor{shape: append([]int(nil), shape...), dtype: dt, st: newStorage(dt, n), n: n}
+}
+
+// Full returns a float32 tensor of the given shape filled with v.
+func Full(v float32, shape ...int) *Tensor {
+	t := Zeros(shape...)
+	d := t.Float32s()
+	for i := range d {
+		d[i] = v
+	}
+	return t
+}
+
+// Ones returns a float32 tensor of the given shape filled with 1.
+func Ones(shape ...int) *Tensor { return Full(1, shape...) }
+
+// Scalar returns a 0-dimensional float32 tensor holding v.
+func Scalar(v float32) *Tensor { return FromFloat32([]float32{v}) }
+
+// FromFloat32 wraps data (not copied) as a float32 tensor of the given shape;
+// with no shape it is 1-D. It panics with ErrShape when the sizes disagree.
+func FromFloat32(data []float32, shape ...int) *Tensor {
+	if len(shape) == 0 {
+		shape = []int{len(data)}
+	}
+	n := numel(shape)
+	if n != len(data) {
+		panicf(ErrShape, "FromFloat32", "shape %v needs %d values, got %d", shape, n, len(data))
+	}
+	st := &storage{f32: data, bytes: int64(len(data)) * 4, device: "cpu"}
+	track(st)
+	return &Tensor{shape: append([]int(nil), shape...), dtype: Float32, st: st, n: n}
+}
+
+// FromInt64 wraps data (not copied) as an int64 tensor; see FromFloat32.
+func FromInt64(data []int64, shape ...int) *Tensor {
+	if len(shape) == 0 {
+		shape = []int{len(data)}
+	}
+	n := numel(shape)
+	if n != len(data) {
+		panicf(ErrShape, "FromInt64", "shape %v needs %d values, got %d", shape, n, len(data))
+	}
+	st := &storage{i64: data, bytes: int64(len(data)) * 8, device: "cpu"}
+	track(st)
+	return &Tensor{shape: append([]int(nil), shape...), dtype: Int64, st: st, n: n}
+}
+
+// FromBool wraps data (not copied) as a bool tensor; see FromFloat32.
+func FromBool(data []bool, shape ...int) *Tensor {
+	if len(shape) == 0 {
+		shape = []int{len(data)}
+	}
+	n := numel(shape)
+	if n != len(data) {
+		panicf(ErrShape, "FromBool", "shape %v needs %d values, got %d", shape, n, len(data))
+	}
+	st := &storage{b: data, bytes: int64(len(data)), device: "cpu"}
+	track(st)
+	return &Tensor{shape: append([]int(nil), shape...), dtype: Bool, st: st, n: n}
+}
+
+// Arange returns the int64 tensor [0, 1, ..., n-1].
+func Arange(n int) *Tensor {
+	t := New(Int64, n)
+	d := t.Int64s()
+	for i := range d {
+		d[i] = int64(i)
+	}
+	return t
+}
+
+// Shape returns a copy of the tensor's shape.
+func (t *Tensor) Shape() []int { return append([]int(nil), t.shape...) }
+
+// Dim returns the number of dimensions.
+func (t *Tensor) Dim() int { return len(t.shape) }
+
+// Size returns the length of dimension d (negative d counts from the end).
+func (t *Tensor) Size(d int) int {
+	if d < 0 {
+		d += len(t.shape)
+	}
+	if d < 0 || d >= len(t.shape) {
+		panicf(ErrShape, "Size", "dimension %d out of range for shape %v", d, t.shape)
+	}
+	return t.shape[d]
+}
+
+// Numel returns the number of elements.
+func (t *Tensor) Numel() int { return t.n }
+
+// DType returns the element type.
+func (t *Tensor) DType() DType { return t.dtype }
+
+// Device returns the device the tensor lives on ("cpu").
+func (t *Tensor) Device() string { return t.st.device }
+
+// Nbytes returns the bytes of the tensor's elements.
+func (t *Tensor) Nbytes() int64 { return int64(t.n) * int64(t.dtype.Size()) }
+
+// Float32s returns the tensor's float32 elements (shared, not copied). It
+// panics with ErrDType for another dtype.
+func (t *Tensor) Float32s() []float32 {
+	if t.dtype != Float32 {
+		panicf(ErrDType, "Float32s", "tensor is %s, not float32", t.dtype)
+	}
+	return t.st.f32[t.off : t.off+t.n : t.off+t.n]
+}
+
+// Int64s returns the tensor's int64 elements (shared, not copied).
+func (t *Tensor) Int64s() []int64 {
+	if t.dtype != Int64 {
+		panicf(ErrDType, "Int64s", "tensor is %s, not int64", t.dtype)
+	}
+	return t.st.i64[t.off : t.off+t.n : t.off+t.n]
+}
+
+// Bools returns the tensor's bool elements (shared, not copied).
+func (t *Tensor) Bools() []bool {
+	if t.dtype != Bool {
+		panicf(ErrDType, "Bools", "tensor is %s, not bool", t.dtype)
+	}
+	return t.st.b[t.off : t.off+t.n : t.off+t.n]
+}
+
+// Item returns the value of a one-element tensor as float64.
+func (t *Tensor) Item() float64 {
+	if t.n != 1 {
+		panicf(ErrShape, "Item", "tensor of shape %v has %d elements, want 1", t.shape, t.n)
+	}
+	switch t.dtype {
+	case Float32:
+		return float64(t.Float32s()[0])
+	case Int64:
+		return float64(t.Int64s()[0])
+	default:
+		if t.Bools()[0] {
+			return 1
+		}
+		return 0
+	}
+}
+
+// At returns the element at the given indices as float64.
+func (t *Tensor) At(idx ...int) float64 {
+	if len(idx) != len(t.shape) {
+		panicf(ErrShape, "At", "%d indices for shape %v", len(idx), t.shape)
+	}
+	off := 0
+	for i, x := range idx {
+		if x < 0 || x >= t.shape[i] {
+			panicf(ErrIndex, "At", "index %v out of range for shape %v", idx, t.shape)
+		}
+		off = off*t.shape[i] + x
+	}
+	switch t.dtype {
+	case Float32:
+		return float64(t.Float32s()[off])
+	case Int64:
+		return float64(t.Int64s()[off])
+	default:
+		if t.Bools()[off] {
+			return 1
+		}
+		return 0
+	}
+}
+
+// RequiresGrad reports whether autograd tracks this tensor.
+func (t *Tensor) RequiresGrad() bool { return t.requiresGrad }
+
+// SetRequiresGrad marks a leaf tensor as a parameter whose gradient Backward
+// accumulates into Grad. It returns t.
+func (t *Tensor) SetRequiresGrad(v bool) *Tensor {
+	if t.node != nil && !v {
+		panicf(ErrShape, "SetRequiresGrad", "cannot clear requires_grad of a non-leaf tensor; use Detach")
+	}
+	if v && t.dtype != Float32 {
+		panicf(ErrDType, "SetRequiresGrad", "only float32 tensors can require gradients, got %s", t.dtype)
+	}
+	t.requiresGrad = v
+	return t
+}
+
+// Grad returns the accumulated gradient of a leaf tensor, or nil.
+func (t *Tensor) Grad() *Tensor { return t.grad }
+
+// SetGrad replaces the accumulated gradient (nil clears it).
+func (t *Tensor) SetGrad(g *Tensor) {
+	if g != nil && !sameShape(g.shape, t.shape) {
+		panicf(ErrShape, "SetGrad", "gradient shape %v does not match tensor shape %v", g.shape, t.shape)
+	}
+	t.grad = g
+}
+
+// ZeroGrad clears the accumulated gradient.
+func (t *Tensor) ZeroGrad() { t.grad = nil }
+
+// IsLeaf reports whether t was created by the user rather than by an op.
+func (t *Tensor) IsLeaf() bool { return t.node == nil }
+
+// Detach returns a tensor sharing t's data with no autograd history.
+func (t *Tensor) Detach() *Tensor {
+	return &Tensor{shape: t.shape, dtype: t.dtype, st: t.st, off: t.off, n: t.n}
+}
+
+// Clone returns a copy of t's data with no autograd history.
+func (t *Tensor) Clone() *Tensor {
+	c := New(t.dtype, t.shape...)
+	switch t.dtype {
+	case Float32:
+		copy(c.Float32s(), t.Float32s())
+	case Int64:
+		copy(c.Int64s(), t.Int64s())
+	case Bool:
+		copy(c.Bools(), t.Bools())
+	}
+	return c
+}
+
+// CopyFrom copies src's elements into t in place (same dtype and element
+// count), outside autograd. Optimizers and checkpoint loading use it.
+func (t *Tensor) CopyFrom(src *Tensor) {
+	if src.dtype != t.dtype || src.n != t.n {
+		panicf(ErrShape, "CopyFrom", "cannot copy %s%v into %s%v", src.dtype, src.shape, t.dtype, t.shape)
+	}
+	switch t.dtype {
+	case Float32:
+		copy(t.Float32s(), src.Float32s())
+	case Int64:
+		copy(t.Int64s(), src.Int64s())
+	case Bool:
+		copy(t.Bools(), src.Bools())
+	}
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// String renders a summary and, for small tensors, the values, like
+// PyTorch's repr: tensor([[...]], shape=[2 3], dtype=float32).
+func (t *Tensor) String() string {
+	var b strings.Builder
+	b.WriteString("tensor(")
+	if t.n <= 64 {
+		writeValues(&b, t, 0, 0)
+	} else {
+		b.WriteString("...")
+	}
+	fmt.Fprintf(&b, ", shape=%v, dtype=%s", t.shape, t.dtype)
+	if t.requiresGrad {
+		b.WriteString(", requires_grad=true")
+	} else if t.node != nil {
+		fmt.Fprintf(&b, ", grad_fn=%s", t.node.op)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func writeValues(b *strings.Builder, t *Tensor, dim, off int) {
+	if len(t.shape) == 0 {
+		writeElem(b, t, 0)
+		return
+	}
+	stride := 1
+	for _, d := range t.shape[dim+1:] {
+		stride *= d
+	}
+	b.WriteString("[")
+	for i := 0; i < t.shape[dim]; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if dim == len(t.shape)-1 {
+			writeElem(b, t, off+i)
+		} else {
+			writeValues(b, t, dim+1, off+i*stride)
+		}
+	}
+	b.WriteString("]")
+}
+
+func writeElem(b *strings.Builder, t *Tensor, i int) {
+	switch t.dtype {
+	case Float32:
+		v := t.Float32s()[i]
+		if math.Trunc(float64(v)) == float64(v) && math.Abs(float64(v)) < 1e7 {
+			fmt.Fprintf(b, "%.0f.", v)
+		} else {
+			fmt.Fprintf(b, "%.4g", v)
+		}
+	case Int64:
+		fmt.Fprintf(b, "%d", t.Int64s()[i])
+	case Bool:
+		fmt.Fprintf(b, "%t", t.Bools()[i])
+	}
+}
