@@ -1,0 +1,11 @@
+package builtins
+
+// One line per engine package exposed to the interpreter. The doc generator
+// and TestGeneratedUpToDate read the package list from these lines, so adding
+// a package here is all it takes (then run `go generate ./builtins/`).
+//
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/runctx
+
+// The doc table must come after the symbol tables.
+//
+//go:generate go run ./internal/gendoc -o docs_gen.go
