@@ -1,0 +1,307 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/gnnrepl/gnnrepl/tensor"
+)
+
+// Default type names of a homogeneous graph, as in DGL.
+const (
+	DefaultNType = "_N"
+	DefaultEType = "_E"
+	// NID and EID name the node and edge data holding original ids in
+	// subgraphs and blocks (dgl.NID, dgl.EID).
+	NID = "_ID"
+	EID = "_ID"
+)
+
+// Error is the value graph methods panic with on misuse.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return "graph: " + e.Msg }
+
+func panicf(format string, args ...any) { panic(&Error{Msg: fmt.Sprintf(format, args...)}) }
+
+// ErrHetero is wrapped by errors about calling a single-type method on a
+// graph with several node or edge types.
+var ErrHetero = errors.New("graph has several node or edge types")
+
+// CanonicalEType names a relation by its source node type, edge type and
+// destination node type, as DGL's canonical edge type (src, etype, dst).
+type CanonicalEType struct{ Src, EType, Dst string }
+
+func (c CanonicalEType) String() string { return fmt.Sprintf("(%q, %q, %q)", c.Src, c.EType, c.Dst) }
+
+// EdgeList is the source and destination ids of one relation's edges; the
+// position in the lists is the edge id.
+type EdgeList struct{ Src, Dst []int64 }
+
+// relation is one canonical edge type: its edges in edge-id order, its data
+// and its compressed adjacencies, built on first use.
+type relation struct {
+	ce       CanonicalEType
+	src, dst []int64
+	srcN     int // node counts of the source and destination types
+	dstN     int
+	edata    dataMap
+
+	inOnce, outOnce sync.Once
+	in, out         *tensor.Adj
+}
+
+// Graph is a directed graph with typed nodes and edges. Node ids of each
+// type run from 0 to that type's node count minus one (isolated trailing
+// nodes included); edge ids of each relation follow the order the edges
+// were given in. A Graph's structure is immutable; transforms return new
+// graphs, and node and edge data can be set.
+type Graph struct {
+	ntypes   []string
+	numNodes []int
+	ndata    []dataMap
+	rels     []*relation
+}
+
+// New builds a homogeneous graph with numNodes nodes and the directed edges
+// src[i] -> dst[i] (DGL's dgl.graph((src, dst), num_nodes=numNodes)). A
+// negative numNodes means one more than the largest id. The slices are
+// copied. It returns an error naming the first id outside [0, numNodes) or
+// the length mismatch.
+func New(numNodes int, src, dst []int64) (*Graph, error) {
+	if len(src) != len(dst) {
+		return nil, fmt.Errorf("graph.New: %d source ids but %d destination ids", len(src), len(dst))
+	}
+	if numNodes < 0 {
+		for i := range src {
+			numNodes = max(numNodes, int(src[i])+1, int(dst[i])+1)
+		}
+		numNodes = max(numNodes, 0)
+	}
+	return NewHetero(map[string]int{DefaultNType: numNodes},
+		map[CanonicalEType]EdgeList{{DefaultNType, DefaultEType, DefaultNType}: {src, dst}})
+}
+
+// NewHetero builds a heterogeneous graph (dgl.heterograph) from node counts
+// per node type and edge lists per canonical edge type. Types are kept in
+// sorted order. Errors name the relation and the offending id.
+func NewHetero(numNodes map[string]int, edges map[CanonicalEType]EdgeList) (*Graph, error) {
+	g := &Graph{}
+	for nt := range numNodes {
+		g.ntypes = append(g.ntypes, nt)
+	}
+	sort.Strings(g.ntypes)
+	for _, nt := range g.ntypes {
+		n := numNodes[nt]
+		if n < 0 {
+			return nil, fmt.Errorf("graph: node type %q has negative count %d", nt, n)
+		}
+		g.numNodes = append(g.numNodes, n)
+		g.ndata = append(g.ndata, dataMap{})
+	}
+	ces := make([]CanonicalEType, 0, len(edges))
+	for ce := range edges {
+		ces = append(ces, ce)
+	}
+	sort.Slice(ces, func(i, j int) bool {
+		a, b := ces[i], ces[j]
+		if a.Src != b.Src {
+			return a.Src < b.Src
+		}
+		if a.EType != b.EType {
+			return a.EType < b.EType
+		}
+		return a.Dst < b.Dst
+	})
+	for _, ce := range ces {
+		el := edges[ce]
+		si, di := g.ntypeIndex(ce.Src), g.ntypeIndex(ce.Dst)
+		if si < 0 || di < 0 {
+			return nil, fmt.Errorf("graph: relation %v uses a node type with no node count", ce)
+		}
+		if len(el.Src) != len(el.Dst) {
+			return nil, fmt.Errorf("graph: relation %v has %d source ids but %d destination ids", ce, len(el.Src), len(el.Dst))
+		}
+		ns, nd := g.numNodes[si], g.numNodes[di]
+		for i, s := range el.Src {
+			if s < 0 || s >= int64(ns) {
+				return nil, fmt.Errorf("graph: relation %v: source id %d of edge %d is outside [0, %d)", ce, s, i, ns)
+			}
+			if d := el.Dst[i]; d < 0 || d >= int64(nd) {
+				return nil, fmt.Errorf("graph: relation %v: destination id %d of edge %d is outside [0, %d)", ce, d, i, nd)
+			}
+		}
+		g.rels = append(g.rels, &relation{ce: ce, src: append([]int64(nil), el.Src...),
+			dst: append([]int64(nil), el.Dst...), srcN: ns, dstN: nd, edata: dataMap{}})
+	}
+	return g, nil
+}
+
+func (g *Graph) ntypeIndex(nt string) int {
+	for i, t := range g.ntypes {
+		if t == nt {
+			return i
+		}
+	}
+	return -1
+}
+
+// one returns the only relation, panicking on a heterogeneous graph.
+func (g *Graph) one(op string) *relation {
+	if len(g.rels) != 1 || len(g.ntypes) != 1 {
+		panic(&Error{Msg: fmt.Sprintf("%s: %v (%d node types, %d edge types); use the *Of form with a type", op, ErrHetero, len(g.ntypes), len(g.rels))})
+	}
+	return g.rels[0]
+}
+
+func (g *Graph) rel(etype string) *relation {
+	for _, r := range g.rels {
+		if r.ce.EType == etype || r.ce.String() == etype {
+			return r
+		}
+	}
+	panicf("no edge type %q (have %v)", etype, g.ETypes())
+	return nil
+}
+
+// IsHomogeneous reports whether g has one node type and one edge type.
+func (g *Graph) IsHomogeneous() bool { return len(g.ntypes) == 1 && len(g.rels) == 1 }
+
+// NTypes returns the node type names in order.
+func (g *Graph) NTypes() []string { return append([]string(nil), g.ntypes...) }
+
+// ETypes returns the edge type names in canonical order.
+func (g *Graph) ETypes() []string {
+	out := make([]string, len(g.rels))
+	for i, r := range g.rels {
+		out[i] = r.ce.EType
+	}
+	return out
+}
+
+// CanonicalETypes returns the (src, etype, dst) triples in order.
+func (g *Graph) CanonicalETypes() []CanonicalEType {
+	out := make([]CanonicalEType, len(g.rels))
+	for i, r := range g.rels {
+		out[i] = r.ce
+	}
+	return out
+}
+
+// NumNodes returns the number of nodes of a graph with one node type; it
+// panics on a heterogeneous graph (use NumNodesOf).
+func (g *Graph) NumNodes() int {
+	if len(g.ntypes) != 1 {
+		panicf("NumNodes: %v; use NumNodesOf", ErrHetero)
+	}
+	return g.numNodes[0]
+}
+
+// NumNodesOf returns the number of nodes of type ntype.
+func (g *Graph) NumNodesOf(ntype string) int {
+	i := g.ntypeIndex(ntype)
+	if i < 0 {
+		panicf("no node type %q (have %v)", ntype, g.ntypes)
+	}
+	return g.numNodes[i]
+}
+
+// NumEdges returns the number of edges over all edge types.
+func (g *Graph) NumEdges() int {
+	n := 0
+	for _, r := range g.rels {
+		n += len(r.src)
+	}
+	return n
+}
+
+// NumEdgesOf returns the number of edges of one edge type.
+func (g *Graph) NumEdgesOf(etype string) int { return len(g.rel(etype).src) }
+
+// NumSrcNodes is NumNodes for a homogeneous graph (MessageGraph).
+func (g *Graph) NumSrcNodes() int { return g.NumNodes() }
+
+// NumDstNodes is NumNodes for a homogeneous graph (MessageGraph).
+func (g *Graph) NumDstNodes() int { return g.NumNodes() }
+
+// Edges returns the source and destination ids of every edge in edge-id
+// order as int64 tensors (E).
+func (g *Graph) Edges() (src, dst *tensor.Tensor) {
+	r := g.one("Edges")
+	return tensor.FromInt64(r.src), tensor.FromInt64(r.dst)
+}
+
+// EdgesOf returns one edge type's source and destination ids.
+func (g *Graph) EdgesOf(etype string) (src, dst *tensor.Tensor) {
+	r := g.rel(etype)
+	return tensor.FromInt64(r.src), tensor.FromInt64(r.dst)
+}
+
+// compress builds a major-by-key compressed adjacency of the edges
+// (key[i] -> other[i]) with edge ids, stable in edge-id order.
+func compress(nKey, nOther int, key, other []int64) *tensor.Adj {
+	a := &tensor.Adj{NumDst: nKey, NumSrc: nOther, Indptr: make([]int64, nKey+1),
+		Indices: make([]int64, len(key)), EIDs: make([]int64, len(key))}
+	for _, k := range key {
+		a.Indptr[k+1]++
+	}
+	for i := 0; i < nKey; i++ {
+		a.Indptr[i+1] += a.Indptr[i]
+	}
+	next := append([]int64(nil), a.Indptr[:nKey]...)
+	for e, k := range key {
+		p := next[k]
+		next[k]++
+		a.Indices[p] = other[e]
+		a.EIDs[p] = int64(e)
+	}
+	return a
+}
+
+func (r *relation) inAdj() *tensor.Adj {
+	r.inOnce.Do(func() { r.in = compress(r.dstN, r.srcN, r.dst, r.src) })
+	return r.in
+}
+
+func (r *relation) outAdj() *tensor.Adj {
+	r.outOnce.Do(func() { r.out = compress(r.srcN, r.dstN, r.src, r.dst) })
+	return r.out
+}
+
+// Adj returns the in-edge adjacency (CSC): for each node, its in-neighbours
+// and the ids of those edges, in edge-id order within a node.
+func (g *Graph) Adj() *tensor.Adj { return g.one("Adj").inAdj() }
+
+// OutAdj returns the out-edge adjacency (CSR): for each node, its
+// out-neighbours (in the Indices field) and edge ids. Its NumDst counts the
+// nodes it is indexed by (the sources).
+func (g *Graph) OutAdj() *tensor.Adj { return g.one("OutAdj").outAdj() }
+
+// AdjOf and OutAdjOf are Adj and OutAdj of one edge type.
+func (g *Graph) AdjOf(etype string) *tensor.Adj    { return g.rel(etype).inAdj() }
+func (g *Graph) OutAdjOf(etype string) *tensor.Adj { return g.rel(etype).outAdj() }
+
+// InDegrees returns each node's number of in-edges, (N) int64.
+func (g *Graph) InDegrees() *tensor.Tensor { return tensor.FromInt64(g.Adj().InDegrees()) }
+
+// OutDegrees returns each node's number of out-edges, (N) int64.
+func (g *Graph) OutDegrees() *tensor.Tensor { return tensor.FromInt64(g.OutAdj().InDegrees()) }
+
+// String is a one-line summary in the manner of DGL's repr.
+func (g *Graph) String() string {
+	if g.IsHomogeneous() {
+		return fmt.Sprintf("Graph(num_nodes=%d, num_edges=%d, ndata_schemes=%s, edata_schemes=%s)",
+			g.numNodes[0], len(g.rels[0].src), g.ndata[0].schemes(), g.rels[0].edata.schemes())
+	}
+	var nn, ne []string
+	for i, nt := range g.ntypes {
+		nn = append(nn, fmt.Sprintf("'%s': %d", nt, g.numNodes[i]))
+	}
+	for _, r := range g.rels {
+		ne = append(ne, fmt.Sprintf("('%s', '%s', '%s'): %d", r.ce.Src, r.ce.EType, r.ce.Dst, len(r.src)))
+	}
+	return fmt.Sprintf("Graph(num_nodes={%s}, num_edges={%s})", strings.Join(nn, ", "), strings.Join(ne, ", "))
+}
