@@ -22,16 +22,18 @@ var (
 	ErrDevice = errors.New("device mismatch")
 )
 
-// kindError lets errors.Is(err, ErrShape) work on an *Error.
+// kindError lets errors.Is(err, ErrShape) and errors.As(err, **Error)
+// work on the panic value.
 type kindError struct {
-	*Error
+	err  *Error
 	kind error
 }
 
-func (e kindError) Unwrap() []error { return []error{e.kind, e.Error} }
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
 
 func panicf(kind error, op, format string, args ...any) {
-	panic(kindError{&Error{Op: op, Msg: fmt.Sprintf(format, args...)}, kind})
+	panic(&kindError{&Error{Op: op, Msg: fmt.Sprintf(format, args...)}, kind})
 }
 
 // Catch runs f and turns a panic raised by a tensor op (or any other panic)

@@ -1,0 +1,161 @@
+package tensor
+
+import (
+	"errors"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func near(a, b float32) bool { return math.Abs(float64(a-b)) < 1e-5 }
+
+func TestBroadcastValues(t *testing.T) {
+	a := FromFloat32([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	b := FromFloat32([]float32{10, 20, 30}, 3)
+	c := FromFloat32([]float32{100, 200}, 2, 1)
+	got := Add(Add(a, b), c).Float32s()
+	want := []float32{111, 122, 133, 214, 225, 236}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("Add broadcast: got %v want %v", got, want)
+		}
+	}
+	m := Mul(FromFloat32([]float32{1, 2}, 2, 1, 1), FromFloat32([]float32{1, 2, 3}, 1, 3)).Float32s()
+	if len(m) != 6 || m[5] != 6 {
+		t.Fatalf("3-D broadcast: %v", m)
+	}
+}
+
+func TestShapeErrorsNameOpAndShapes(t *testing.T) {
+	err := Catch(func() { MatMul(Zeros(2, 3), Zeros(4, 5)) })
+	if err == nil || !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "MatMul") ||
+		!strings.Contains(err.Error(), "[2 3]") || !strings.Contains(err.Error(), "[4 5]") {
+		t.Fatalf("MatMul error: %v", err)
+	}
+	err = Catch(func() { Add(Zeros(2, 3), Zeros(2, 4)) })
+	if err == nil || !strings.Contains(err.Error(), "Add") || !strings.Contains(err.Error(), "[2 4]") {
+		t.Fatalf("Add error: %v", err)
+	}
+	err = Catch(func() { IndexSelect(Zeros(3, 2), FromInt64([]int64{0, 3})) })
+	if err == nil || !errors.Is(err, ErrIndex) || !strings.Contains(err.Error(), "index 3") {
+		t.Fatalf("IndexSelect error: %v", err)
+	}
+	err = Catch(func() { CrossEntropy(Zeros(2, 3), FromFloat32([]float32{0, 1})) })
+	if err == nil || !errors.Is(err, ErrDType) {
+		t.Fatalf("CrossEntropy dtype error: %v", err)
+	}
+}
+
+func TestMatMulValues(t *testing.T) {
+	a := FromFloat32([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	b := FromFloat32([]float32{7, 8, 9, 10, 11, 12}, 3, 2)
+	got := MatMul(a, b).Float32s()
+	want := []float32{58, 64, 139, 154}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v want %v", got, want)
+		}
+	}
+}
+
+func TestCrossEntropyValue(t *testing.T) {
+	// (0.40761 + log 3) / 2, as torch.nn.functional.cross_entropy gives.
+	l := CrossEntropy(FromFloat32([]float32{1, 2, 3, 1, 1, 1}, 2, 3), FromInt64([]int64{2, 0}))
+	if !near(float32(l.Item()), 0.753109) {
+		t.Fatalf("cross entropy %v", l.Item())
+	}
+}
+
+func TestBackwardAccumulatesAndReleases(t *testing.T) {
+	w := FromFloat32([]float32{1, 2}, 2).SetRequiresGrad(true)
+	Sum(Mul(w, w)).Backward()
+	Sum(Add(w, w)).Backward()
+	g := w.Grad().Float32s()
+	if g[0] != 2+2 || g[1] != 4+2 {
+		t.Fatalf("accumulated grad %v", g)
+	}
+	y := Sum(Add(w, w))
+	y.Backward()
+	if err := Catch(func() { y.Backward() }); err == nil {
+		t.Fatal("second Backward over released history should fail")
+	}
+	var z *Tensor
+	NoGrad(func() { z = Mul(w, w) })
+	if z.RequiresGrad() {
+		t.Fatal("NoGrad recorded history")
+	}
+	// x + x: the same gradient flows twice into one input.
+	x := FromFloat32([]float32{3}, 1).SetRequiresGrad(true)
+	a := Mul(x, x)
+	Sum(Add(a, a)).Backward()
+	if x.Grad().Float32s()[0] != 12 {
+		t.Fatalf("d(2x^2)/dx at 3 = %v", x.Grad().Float32s()[0])
+	}
+}
+
+func TestDropoutDeterministicAndScaled(t *testing.T) {
+	x := Ones(1000)
+	a := Dropout(x, 0.3, true, NewGenerator(5)).Float32s()
+	b := Dropout(x, 0.3, true, NewGenerator(5)).Float32s()
+	zeros := 0
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatal("same seed gave different masks")
+		}
+		if a[i] == 0 {
+			zeros++
+		} else if !near(a[i], 1/0.7) {
+			t.Fatalf("kept value %v", a[i])
+		}
+	}
+	if zeros < 250 || zeros > 350 {
+		t.Fatalf("dropped %d of 1000 at p=0.3", zeros)
+	}
+	if Dropout(x, 0.3, false, nil) != x {
+		t.Fatal("eval-mode dropout must be the identity")
+	}
+}
+
+func TestSpMMNoNeighboursGivesZero(t *testing.T) {
+	adj := &Adj{NumSrc: 2, NumDst: 2, Indptr: []int64{0, 1, 1}, Indices: []int64{1}}
+	u := FromFloat32([]float32{-5, -7}, 2, 1)
+	for _, r := range []string{"sum", "mean", "max"} {
+		out := SpMM(adj, u, nil, r).Float32s()
+		if out[0] != -7 || out[1] != 0 || math.IsNaN(float64(out[1])) {
+			t.Errorf("%s: %v", r, out)
+		}
+	}
+}
+
+func TestMemoryAccounting(t *testing.T) {
+	runtime.GC()
+	runtime.GC()
+	ResetPeakMemoryStats("cpu")
+	base := MemoryAllocated("cpu")
+	x := Zeros(1024, 256) // 1 MiB
+	if got := MemoryAllocated("cpu") - base; got != 1<<20 {
+		t.Fatalf("allocated grew by %d, want %d", got, 1<<20)
+	}
+	if MaxMemoryAllocated("cpu")-base < 1<<20 {
+		t.Fatal("peak below allocation")
+	}
+	runtime.KeepAlive(x)
+	x = nil
+	for i := 0; i < 5 && MemoryAllocated("cpu") > base; i++ {
+		runtime.GC()
+	}
+	if got := MemoryAllocated("cpu") - base; got > 0 {
+		t.Fatalf("after GC %d bytes still counted", got)
+	}
+	if !strings.Contains(MemorySummary(), "cpu") {
+		t.Fatal("summary lacks cpu")
+	}
+}
+
+func TestString(t *testing.T) {
+	s := FromFloat32([]float32{1, 2.5}, 2).String()
+	if s != "tensor([1., 2.5], shape=[2], dtype=float32)" {
+		t.Fatal(s)
+	}
+}
