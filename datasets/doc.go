@@ -1,0 +1,49 @@
+// Package datasets loads real graph datasets from their original public file
+// formats, and downloads the files when they are missing.
+//
+// Planetoid (Cora, CiteSeer, PubMed; Yang, Cohen and Salakhutdinov, "Revisiting
+// Semi-Supervised Learning with Graph Embeddings", ICML 2016) is read from the
+// eight original `ind.<name>.<suffix>` files, Python 2 protocol-2 pickles, and
+// assembled exactly as the reference `load_data` of Kipf and Welling
+// (tkipf/gcn, gcn/utils.py) does: see LoadPlanetoidRaw.
+//
+// Data directory. Loaders take a directory (see DataDir: a flag, else the
+// environment variable GNNREPL_DATA, else a user cache directory). Planetoid
+// files live in <dir>/<name>/ind.<name>.<suffix>. A missing file is downloaded
+// from a public mirror (PlanetoidMirrors) through HTTPClient into a temporary
+// file in the same folder, checked against its pinned size and sha256, and
+// renamed into place. Files already present are checked against the same
+// checksum before they are parsed, so a corrupt or truncated file is reported
+// by name and never half-loaded.
+//
+// Error policy: misuse by the caller (for example a features slice whose length
+// is not n*f) panics with an error wrapping ErrShape. An unknown dataset name
+// is an error wrapping ErrArgument. I/O,
+// network and data-format problems return wrapped errors that name the file
+// and wrap ErrMissing, ErrChecksum or ErrFormat, so callers can test them with
+// errors.Is. Nothing here calls log.Fatal or os.Exit.
+package datasets
+
+import "errors"
+
+var (
+	// ErrMissing is wrapped by the error returned when a data file is absent
+	// and could not be downloaded.
+	ErrMissing = errors.New("datasets: data file missing")
+
+	// ErrChecksum is wrapped by the error returned when a data file (on disk
+	// or downloaded) does not have its pinned size and sha256.
+	ErrChecksum = errors.New("datasets: checksum mismatch")
+
+	// ErrFormat is wrapped by the error returned when a data file does not
+	// have the structure its format documents.
+	ErrFormat = errors.New("datasets: unexpected file structure")
+
+	// ErrShape is the panic value (wrapped) when slice lengths and the given
+	// dimensions disagree.
+	ErrShape = errors.New("datasets: shape mismatch")
+
+	// ErrArgument is wrapped by the error returned for an invalid argument
+	// such as an unknown dataset name.
+	ErrArgument = errors.New("datasets: invalid argument")
+)
