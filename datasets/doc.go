@@ -16,12 +16,12 @@
 // checksum before they are parsed, so a corrupt or truncated file is reported
 // by name and never half-loaded.
 //
-// Error policy: misuse by the caller (for example a features slice whose length
-// is not n*f) panics with an error wrapping ErrShape. An unknown dataset name
-// is an error wrapping ErrArgument. I/O,
-// network and data-format problems return wrapped errors that name the file
-// and wrap ErrMissing, ErrChecksum or ErrFormat, so callers can test them with
-// errors.Is. Nothing here calls log.Fatal or os.Exit.
+// Error policy: misuse by the caller (for example a features slice whose
+// length is not n*f) panics with an error wrapping ErrShape. An unknown
+// dataset name is an error wrapping ErrArgument. I/O, network and data-format
+// problems return wrapped errors that name the file and wrap ErrMissing,
+// ErrChecksum or ErrFormat, so callers can test them with errors.Is. Nothing
+// here calls log.Fatal or os.Exit.
 package datasets
 
 import "errors"
