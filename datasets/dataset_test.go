@@ -1,0 +1,66 @@
+package datasets
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLoadPlanetoidGraph(t *testing.T) {
+	dir := sharedData(t)
+	d, err := LoadPlanetoid("cora", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := d.Graph
+	if g.NumNodes() != 2708 || g.NumEdges() != 10556 || d.NumClasses != 7 || d.NumFeatures != 1433 {
+		t.Fatalf("cora: %v", d)
+	}
+	if d.TrainIdx.Numel() != 140 || d.ValIdx.Numel() != 500 || d.TestIdx.Numel() != 1000 {
+		t.Fatalf("split %v", d)
+	}
+	n := 0
+	for _, m := range g.NData("train_mask").Bools() {
+		if m {
+			n++
+		}
+	}
+	if n != 140 {
+		t.Fatalf("train_mask has %d", n)
+	}
+	// Row-normalised: a row of Cora sums to 1.
+	var s float32
+	for _, v := range g.NData("feat").Float32s()[:1433] {
+		s += v
+	}
+	if s < 0.999 || s > 1.001 {
+		t.Fatalf("row 0 sums to %v", s)
+	}
+	if !strings.HasPrefix(g.String(), "Graph(num_nodes=2708, num_edges=10556, ndata_schemes={'feat': (1433,) float32") {
+		t.Fatal(g.String())
+	}
+}
+
+func TestSyntheticDeterministic(t *testing.T) {
+	o, err := SyntheticLike("cora", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Synthetic(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Synthetic(o)
+	if a.Graph.NumNodes() != 2708 || a.Graph.NumEdges() != 10556 || a.TrainIdx.Numel() != 140 {
+		t.Fatal(a)
+	}
+	sa, _ := a.Graph.Edges()
+	sb, _ := b.Graph.Edges()
+	for i, v := range sa.Int64s() {
+		if sb.Int64s()[i] != v {
+			t.Fatal("same seed, different graph")
+		}
+	}
+	if _, err := SyntheticLike("arxiv", 1); err == nil {
+		t.Fatal("want unknown-name error")
+	}
+}
