@@ -73,7 +73,7 @@ func TestDecodeSurprises(t *testing.T) {
 		{"csc format", csr, replaceOnce(t, x, "U\x03csr", "U\x03csc"), "format"},
 		{"array is not csr", csr, y, "csr_matrix"},
 		{"csr is not array", arr, x, "ndarray"},
-		{"array is not graph", graph, y, "defaultdict"},
+		{"array is not graph", graphDict, y, "defaultdict"},
 		{"graph is not csr", csr, readShared(t, "cora", "graph"), "csr_matrix"},
 	}
 	for _, c := range cases {
@@ -94,7 +94,7 @@ func TestDecodeSurprises(t *testing.T) {
 
 func csr(b []byte) error   { _, err := decodeCSR(b); return err }
 func arr(b []byte) error   { _, _, _, err := decodeInt2D(b); return err }
-func graph(b []byte) error { _, err := decodeGraph(b); return err }
+func graphDict(b []byte) error { _, err := decodeGraph(b); return err }
 
 func TestParseIndex(t *testing.T) {
 	got, err := parseIndex([]byte("3\r\n1\n2\n"))
