@@ -92,8 +92,8 @@ func TestDecodeSurprises(t *testing.T) {
 	}
 }
 
-func csr(b []byte) error   { _, err := decodeCSR(b); return err }
-func arr(b []byte) error   { _, _, _, err := decodeInt2D(b); return err }
+func csr(b []byte) error       { _, err := decodeCSR(b); return err }
+func arr(b []byte) error       { _, _, _, err := decodeInt2D(b); return err }
 func graphDict(b []byte) error { _, err := decodeGraph(b); return err }
 
 func TestParseIndex(t *testing.T) {
