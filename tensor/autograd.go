@@ -72,6 +72,7 @@ func (t *Tensor) Backward() {
 
 // BackwardWith back-propagates the gradient grad (same shape as t).
 func (t *Tensor) BackwardWith(grad *Tensor) {
+	defer hookOp("Backward")()
 	if !t.requiresGrad {
 		panicf(ErrShape, "Backward", "tensor does not require grad and has no grad_fn")
 	}
@@ -122,7 +123,7 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 		if cur.node.backward == nil {
 			panicf(ErrShape, "Backward", "the history of this tensor was already released by an earlier Backward (%s)", cur.node.op)
 		}
-		ins := cur.node.backward(g)
+		ins := runBackward(cur.node, g)
 		for j, in := range cur.node.inputs {
 			if in == nil || !in.requiresGrad || j >= len(ins) || ins[j] == nil {
 				continue

@@ -50,6 +50,7 @@ func binary(op string, a, b *Tensor, f func(x, y float32) float32) *Tensor {
 // Add returns a + b with NumPy broadcasting. Float32; panics with ErrShape
 // when the shapes do not broadcast.
 func Add(a, b *Tensor) *Tensor {
+	defer hookOp("Add")()
 	out := binary("Add", a, b, func(x, y float32) float32 { return x + y })
 	return record(out, "Add", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		return []*Tensor{sumTo(g, a.shape), sumTo(g, b.shape)}
@@ -58,6 +59,7 @@ func Add(a, b *Tensor) *Tensor {
 
 // Sub returns a - b with broadcasting.
 func Sub(a, b *Tensor) *Tensor {
+	defer hookOp("Sub")()
 	out := binary("Sub", a, b, func(x, y float32) float32 { return x - y })
 	return record(out, "Sub", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		var gb *Tensor
@@ -70,6 +72,7 @@ func Sub(a, b *Tensor) *Tensor {
 
 // Mul returns the elementwise product a * b with broadcasting.
 func Mul(a, b *Tensor) *Tensor {
+	defer hookOp("Mul")()
 	out := binary("Mul", a, b, func(x, y float32) float32 { return x * y })
 	return record(out, "Mul", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		var ga, gb *Tensor
@@ -85,6 +88,7 @@ func Mul(a, b *Tensor) *Tensor {
 
 // Div returns the elementwise quotient a / b with broadcasting.
 func Div(a, b *Tensor) *Tensor {
+	defer hookOp("Div")()
 	out := binary("Div", a, b, func(x, y float32) float32 { return x / y })
 	return record(out, "Div", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		var ga, gb *Tensor
@@ -111,6 +115,7 @@ func scaleNew(t *Tensor, s float32) *Tensor {
 
 // MulScalar returns s * x.
 func MulScalar(x *Tensor, s float32) *Tensor {
+	defer hookOp("MulScalar")()
 	checkFloat("MulScalar", x)
 	out := scaleNew(x, s)
 	return record(out, "MulScalar", []*Tensor{x}, func(g *Tensor) []*Tensor {
@@ -120,12 +125,16 @@ func MulScalar(x *Tensor, s float32) *Tensor {
 
 // AddScalar returns x + s.
 func AddScalar(x *Tensor, s float32) *Tensor {
+	defer hookOp("AddScalar")()
 	out := unary("AddScalar", x, func(v float32) float32 { return v + s })
 	return record(out, "AddScalar", []*Tensor{x}, func(g *Tensor) []*Tensor { return []*Tensor{g} })
 }
 
 // Neg returns -x.
-func Neg(x *Tensor) *Tensor { return MulScalar(x, -1) }
+func Neg(x *Tensor) *Tensor {
+	defer hookOp("Neg")()
+	return MulScalar(x, -1)
+}
 
 func unary(op string, x *Tensor, f func(float32) float32) *Tensor {
 	checkFloat(op, x)
@@ -163,6 +172,7 @@ func elementwise(op string, x *Tensor, f func(float32) float32, df func(x, y flo
 
 // ReLU returns max(x, 0) elementwise.
 func ReLU(x *Tensor) *Tensor {
+	defer hookOp("ReLU")()
 	return elementwise("ReLU", x,
 		func(v float32) float32 {
 			if v > 0 {
@@ -181,6 +191,7 @@ func ReLU(x *Tensor) *Tensor {
 // LeakyReLU returns x for x > 0 and slope*x otherwise (PyTorch's default
 // slope is 0.01; GAT uses 0.2).
 func LeakyReLU(x *Tensor, slope float32) *Tensor {
+	defer hookOp("LeakyReLU")()
 	return elementwise("LeakyReLU", x,
 		func(v float32) float32 {
 			if v > 0 {
@@ -199,6 +210,7 @@ func LeakyReLU(x *Tensor, slope float32) *Tensor {
 // ELU returns x for x > 0 and alpha*(exp(x)-1) otherwise (Clevert et al.
 // 2016; GAT's hidden activation with alpha 1).
 func ELU(x *Tensor, alpha float32) *Tensor {
+	defer hookOp("ELU")()
 	return elementwise("ELU", x,
 		func(v float32) float32 {
 			if v > 0 {
@@ -216,6 +228,7 @@ func ELU(x *Tensor, alpha float32) *Tensor {
 
 // Sigmoid returns 1/(1+exp(-x)) elementwise.
 func Sigmoid(x *Tensor) *Tensor {
+	defer hookOp("Sigmoid")()
 	return elementwise("Sigmoid", x,
 		func(v float32) float32 { return float32(1 / (1 + math.Exp(-float64(v)))) },
 		func(_, y float32) float32 { return y * (1 - y) })
@@ -223,6 +236,7 @@ func Sigmoid(x *Tensor) *Tensor {
 
 // Tanh returns tanh(x) elementwise.
 func Tanh(x *Tensor) *Tensor {
+	defer hookOp("Tanh")()
 	return elementwise("Tanh", x,
 		func(v float32) float32 { return float32(math.Tanh(float64(v))) },
 		func(_, y float32) float32 { return 1 - y*y })
@@ -230,6 +244,7 @@ func Tanh(x *Tensor) *Tensor {
 
 // Exp returns exp(x) elementwise.
 func Exp(x *Tensor) *Tensor {
+	defer hookOp("Exp")()
 	return elementwise("Exp", x,
 		func(v float32) float32 { return float32(math.Exp(float64(v))) },
 		func(_, y float32) float32 { return y })
@@ -237,6 +252,7 @@ func Exp(x *Tensor) *Tensor {
 
 // Log returns the natural logarithm of x elementwise.
 func Log(x *Tensor) *Tensor {
+	defer hookOp("Log")()
 	return elementwise("Log", x,
 		func(v float32) float32 { return float32(math.Log(float64(v))) },
 		func(x, _ float32) float32 { return 1 / x })
@@ -244,6 +260,7 @@ func Log(x *Tensor) *Tensor {
 
 // Sqrt returns the square root of x elementwise.
 func Sqrt(x *Tensor) *Tensor {
+	defer hookOp("Sqrt")()
 	return elementwise("Sqrt", x,
 		func(v float32) float32 { return float32(math.Sqrt(float64(v))) },
 		func(_, y float32) float32 { return 0.5 / y })
@@ -251,6 +268,7 @@ func Sqrt(x *Tensor) *Tensor {
 
 // Pow returns x**p elementwise.
 func Pow(x *Tensor, p float32) *Tensor {
+	defer hookOp("Pow")()
 	return elementwise("Pow", x,
 		func(v float32) float32 { return float32(math.Pow(float64(v), float64(p))) },
 		func(x, _ float32) float32 { return p * float32(math.Pow(float64(x), float64(p-1))) })

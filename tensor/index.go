@@ -30,6 +30,7 @@ func checkIndex(op string, idx *Tensor, n int) []int64 {
 // gradients (a scatter-add back into x). Panics with ErrIndex naming the
 // first index outside [0, N).
 func IndexSelect(x, idx *Tensor) *Tensor {
+	defer hookOp("IndexSelect")()
 	n := x.Size(0)
 	ids := checkIndex("IndexSelect", idx, n)
 	f := rowSize(x)
@@ -73,6 +74,7 @@ func indexAdd(n int, ids []int64, src *Tensor) *Tensor {
 // src[i], (M, ...) float32 with idx (M) int64 -> (n, ...)
 // (torch.Tensor.index_add_ on zeros, PyG's scatter(reduce="sum")).
 func IndexAdd(n int, idx, src *Tensor) *Tensor {
+	defer hookOp("IndexAdd")()
 	checkFloat("IndexAdd", src)
 	ids := checkIndex("IndexAdd", idx, n)
 	if len(ids) != src.Size(0) {
@@ -88,6 +90,7 @@ func IndexAdd(n int, idx, src *Tensor) *Tensor {
 // storage: (N, ...) -> (length, ...). DGL blocks use it to take the
 // destination nodes' rows, which come first among the source nodes.
 func Narrow(x *Tensor, start, length int) *Tensor {
+	defer hookOp("Narrow")()
 	n := x.Size(0)
 	if start < 0 || length < 0 || start+length > n {
 		panicf(ErrIndex, "Narrow", "rows [%d, %d) outside a tensor of shape %v", start, start+length, x.shape)
@@ -105,6 +108,7 @@ func Narrow(x *Tensor, start, length int) *Tensor {
 // Reshape returns a view of x with a new shape holding the same number of
 // elements; one dimension may be -1 and is inferred.
 func Reshape(x *Tensor, shape ...int) *Tensor {
+	defer hookOp("Reshape")()
 	shape = append([]int(nil), shape...)
 	infer, known := -1, 1
 	for i, d := range shape {
@@ -131,6 +135,7 @@ func Reshape(x *Tensor, shape ...int) *Tensor {
 
 // Transpose returns the transpose of a 2-D tensor: (M, N) -> (N, M), copied.
 func Transpose(x *Tensor) *Tensor {
+	defer hookOp("Transpose")()
 	if x.Dim() != 2 {
 		panicf(ErrShape, "Transpose", "needs a 2-D tensor, got shape %v", x.shape)
 	}
@@ -177,6 +182,7 @@ func transpose2(x *Tensor) *Tensor {
 // Concat joins float32 tensors along dimension dim; every other dimension
 // must agree: e.g. dim 1 of (N, A) and (N, B) -> (N, A+B).
 func Concat(ts []*Tensor, dim int) *Tensor {
+	defer hookOp("Concat")()
 	if len(ts) == 0 {
 		panicf(ErrShape, "Concat", "no tensors to concatenate")
 	}

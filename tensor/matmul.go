@@ -62,6 +62,7 @@ func gonumGemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b 
 // float32, computed by the BLAS (BLASName). It panics with ErrShape when the
 // inner dimensions differ or an operand is not 2-D.
 func MatMul(a, b *Tensor) *Tensor {
+	defer hookOp("MatMul")()
 	checkFloat("MatMul", a, b)
 	if a.Dim() != 2 || b.Dim() != 2 || a.shape[1] != b.shape[0] {
 		panicf(ErrShape, "MatMul", "cannot multiply %v by %v", a.shape, b.shape)

@@ -88,6 +88,7 @@ func DefaultGenerator() *Generator { return defaultGen }
 // Rand returns a float32 tensor of uniform values in [lo, hi) drawn from
 // gen (the default generator when nil).
 func Rand(gen *Generator, lo, hi float32, shape ...int) *Tensor {
+	defer hookOp("Rand")()
 	if gen == nil {
 		gen = defaultGen
 	}
@@ -102,6 +103,7 @@ func Rand(gen *Generator, lo, hi float32, shape ...int) *Tensor {
 
 // Randn returns a float32 tensor of standard normal values from gen.
 func Randn(gen *Generator, shape ...int) *Tensor {
+	defer hookOp("Randn")()
 	if gen == nil {
 		gen = defaultGen
 	}
@@ -128,6 +130,7 @@ func XavierUniform(gen *Generator, fanIn, fanOut int, gain float64) *Tensor {
 // default generator when gen is nil) and is regenerated, not stored, for
 // the backward pass. Float32, any shape. Panics unless 0 <= p <= 1.
 func Dropout(x *Tensor, p float32, training bool, gen *Generator) *Tensor {
+	defer hookOp("Dropout")()
 	if p < 0 || p > 1 || p != p {
 		panicf(ErrShape, "Dropout", "p must be in [0, 1], got %g", p)
 	}
@@ -149,6 +152,7 @@ func Dropout(x *Tensor, p float32, training bool, gen *Generator) *Tensor {
 // of seed; Dropout draws base from a generator, and checkpoint recomputation
 // replays the same (seed, base).
 func DropoutAt(x *Tensor, p float32, seed, base uint64) *Tensor {
+	defer hookOp("DropoutAt")()
 	scale := 1 / (1 - p)
 	apply := func(src, dst []float32) {
 		parallelFor(len(src), 1<<14, func(lo, hi int) {

@@ -3,6 +3,7 @@ package tensor
 // Sum returns the sum of all elements as a one-element tensor of shape ().
 // The sum is accumulated in float64.
 func Sum(x *Tensor) *Tensor {
+	defer hookOp("Sum")()
 	checkFloat("Sum", x)
 	var s float64
 	for _, v := range x.Float32s() {
@@ -17,6 +18,7 @@ func Sum(x *Tensor) *Tensor {
 
 // Mean returns the mean of all elements as a tensor of shape ().
 func Mean(x *Tensor) *Tensor {
+	defer hookOp("Mean")()
 	if x.n == 0 {
 		panicf(ErrShape, "Mean", "mean of an empty tensor of shape %v", x.shape)
 	}
@@ -26,6 +28,7 @@ func Mean(x *Tensor) *Tensor {
 // SumDim sums over dimension dim: for x of shape (..., D, ...) the result
 // drops that dimension (or keeps it with size 1 when keepDim is set).
 func SumDim(x *Tensor, dim int, keepDim bool) *Tensor {
+	defer hookOp("SumDim")()
 	checkFloat("SumDim", x)
 	if dim < 0 {
 		dim += x.Dim()
@@ -63,6 +66,7 @@ func SumDim(x *Tensor, dim int, keepDim bool) *Tensor {
 
 // MeanDim averages over dimension dim; see SumDim.
 func MeanDim(x *Tensor, dim int, keepDim bool) *Tensor {
+	defer hookOp("MeanDim")()
 	if dim < 0 {
 		dim += x.Dim()
 	}
@@ -85,6 +89,7 @@ func splitAt(shape []int, dim int) (outer, d, inner int) {
 // ArgMax returns, for x of shape (N, C), the int64 index of the largest
 // value in each row: (N, C) -> (N). Ties resolve to the first index.
 func ArgMax(x *Tensor) *Tensor {
+	defer hookOp("ArgMax")()
 	checkFloat("ArgMax", x)
 	if x.Dim() != 2 {
 		panicf(ErrShape, "ArgMax", "needs a 2-D tensor, got shape %v", x.shape)

@@ -6,6 +6,7 @@ package tensor
 // segment_reduce; graph readout over a batch of graphs). Float32, with
 // gradients. It is SpMM over the segment adjacency.
 func SegmentReduce(x *Tensor, offsets []int64, reduce string) *Tensor {
+	defer hookOp("SegmentReduce")()
 	n, _ := rows2("SegmentReduce", x)
 	b := len(offsets) - 1
 	if b < 0 || offsets[0] != 0 || offsets[b] != int64(n) {
@@ -27,6 +28,7 @@ func SegmentReduce(x *Tensor, offsets []int64, reduce string) *Tensor {
 // "sum", "mean" or "max"; rows that receive nothing are 0). (M, F) with idx
 // (M) int64 -> (n, F). Float32, with gradients.
 func ScatterReduce(n int, idx, src *Tensor, reduce string) *Tensor {
+	defer hookOp("ScatterReduce")()
 	ids := checkIndex("ScatterReduce", idx, n)
 	m, _ := rows2("ScatterReduce", src)
 	if m != len(ids) {

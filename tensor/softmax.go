@@ -5,6 +5,7 @@ import "math"
 // LogSoftmax returns log(softmax(x)) over the last dimension, computed
 // stably as x - max - log(sum(exp(x - max))): (..., C) -> (..., C), float32.
 func LogSoftmax(x *Tensor) *Tensor {
+	defer hookOp("LogSoftmax")()
 	checkFloat("LogSoftmax", x)
 	if x.Dim() == 0 {
 		panicf(ErrShape, "LogSoftmax", "needs at least 1 dimension")
@@ -56,19 +57,24 @@ func logSoftmaxRow(x, out []float32) {
 }
 
 // Softmax returns softmax over the last dimension: (..., C) -> (..., C).
-func Softmax(x *Tensor) *Tensor { return Exp(LogSoftmax(x)) }
+func Softmax(x *Tensor) *Tensor {
+	defer hookOp("Softmax")()
+	return Exp(LogSoftmax(x))
+}
 
 // CrossEntropy returns the mean negative log-likelihood of the int64 class
 // targets under softmax(logits), as torch.nn.functional.cross_entropy:
 // logits (N, C) float32, targets (N) int64 in [0, C) -> scalar. It panics
 // with ErrShape or ErrIndex naming the bad shape or target.
 func CrossEntropy(logits, targets *Tensor) *Tensor {
+	defer hookOp("CrossEntropy")()
 	return NLLLoss(LogSoftmax(logits), targets)
 }
 
 // NLLLoss returns the mean of -logp[i, targets[i]]: logp (N, C) float32,
 // targets (N) int64 -> scalar (torch.nn.functional.nll_loss).
 func NLLLoss(logp, targets *Tensor) *Tensor {
+	defer hookOp("NLLLoss")()
 	checkFloat("NLLLoss", logp)
 	if logp.Dim() != 2 || targets.Dim() != 1 || targets.shape[0] != logp.shape[0] {
 		panicf(ErrShape, "NLLLoss", "needs log-probabilities (N, C) and targets (N), got %v and %v", logp.shape, targets.shape)

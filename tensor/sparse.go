@@ -126,6 +126,7 @@ func rows2(op string, t *Tensor) (int, int) {
 // Float32; gradients flow to u and e. Panics with ErrShape on mismatched
 // sizes and with a plain *Error on an unknown reducer.
 func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
+	defer hookOp("SpMM")()
 	checkFloat("SpMM", u)
 	ns, f := rows2("SpMM", u)
 	if ns != adj.NumSrc {
@@ -297,6 +298,7 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 // GAT's attention logits are SDDMM(adj, el, er, "add") with el, er (N, H).
 // Float32; gradients flow to lhs and rhs.
 func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
+	defer hookOp("SDDMM")()
 	checkFloat("SDDMM", lhs, rhs)
 	nl, dl := rows2("SDDMM", lhs)
 	nr, dr := rows2("SDDMM", rhs)
@@ -399,6 +401,7 @@ func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 // shape, out[e] = exp(s[e]) / sum over in-edges e' of dst(e) of exp(s[e']),
 // computed with the maximum subtracted. Float32.
 func EdgeSoftmax(adj *Adj, scores *Tensor) *Tensor {
+	defer hookOp("EdgeSoftmax")()
 	checkFloat("EdgeSoftmax", scores)
 	ne, h := rows2("EdgeSoftmax", scores)
 	if ne != adj.NumEdges() {
