@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# gpu-check.sh: the GPU check of gnnrepl, for a machine with an NVIDIA GPU
+# and no Go toolchain. It runs test binaries built elsewhere, all GPU parity
+# tests (-test.v) and the GPU benchmarks, and prints one summary. The whole
+# run stays under 5 minutes.
+#
+# Build the binaries on a machine with Go (from the repository root):
+#
+#   scripts/gpu-check.sh build        # = CGO_ENABLED=0 go test -c -o .devbin/kernels.test ./kernels/
+#
+# then, on the GPU machine, from the repository root (.devbin travels with
+# the tree; it is git-ignored):
+#
+#   scripts/gpu-check.sh              # tests + benchmarks
+#   scripts/gpu-check.sh tests        # tests only
+#
+# A binary .devbin/A__B.test is the test binary of package ./A/B and runs in
+# that directory (tests read their package's files). Logs go to $OUT when it
+# is set (the device tool's output folder), else to /tmp/gpu-check. Exit
+# status 0 only when every test binary passed.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$(pwd)
+PKGS=(kernels)   # packages whose test binaries `build` makes
+
+if [ "${1:-}" = "build" ]; then
+	mkdir -p .devbin
+	for p in "${PKGS[@]}"; do
+		echo "building .devbin/${p//\//__}.test"
+		CGO_ENABLED=0 go test -c -o ".devbin/${p//\//__}.test" "./$p/" || exit 1
+	done
+	exit 0
+fi
+MODE=${1:-all}
+LOG=${OUT:-/tmp/gpu-check}
+mkdir -p "$LOG"
+T0=$(date +%s)
+
+echo "== machine"
+HAVE_GPU=0
+nvidia-smi -L >/dev/null 2>&1 && HAVE_GPU=1
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader 2>&1 | head -4
+# cuBLAS may live outside the loader's path (CUDA toolkit, Python wheels):
+# hand its directories to the kernels package.
+LIBDIRS=$(find /usr/local /usr/lib /usr/lib64 /opt -maxdepth 9 \( -name 'libcublas.so.1[0-9]*' -o -name 'libcuda.so.1' \) 2>/dev/null |
+	xargs -r -n1 dirname | sort -u | tr '\n' ':')
+export GNNREPL_CUDA_LIB_PATH="${GNNREPL_CUDA_LIB_PATH:-}${GNNREPL_CUDA_LIB_PATH:+:}${LIBDIRS%:}"
+echo "CUDA library dirs: $GNNREPL_CUDA_LIB_PATH"
+
+shopt -s nullglob
+BINS=(.devbin/*.test)
+if [ ${#BINS[@]} -eq 0 ]; then
+	echo "no test binaries in .devbin: run scripts/gpu-check.sh build where Go is installed" >&2
+	exit 2
+fi
+
+status=0
+for bin in "${BINS[@]}"; do
+	name=$(basename "$bin" .test)
+	dir=${name//__//}
+	[ -d "$dir" ] || { echo "no package directory $dir for $bin" >&2; status=1; continue; }
+	chmod +x "$bin"
+	echo "== $name: tests"
+	(cd "$dir" && timeout 200 "$ROOT/$bin" -test.v -test.count=1 -test.timeout=190s) >"$LOG/$name-tests.log" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && status=1
+	if [ $HAVE_GPU = 1 ] && grep -q 'no CUDA GPU' "$LOG/$name-tests.log"; then
+		echo "nvidia-smi sees a GPU but $name skipped GPU tests:"; grep -m1 'no CUDA GPU' "$LOG/$name-tests.log"
+		status=1
+	fi
+	grep -E '^(--- |ok|PASS|FAIL|panic)' "$LOG/$name-tests.log" | grep -v -- '--- PASS' | head -40
+	echo "$name tests exit $rc: $(grep -c -- '--- PASS' "$LOG/$name-tests.log") passed, $(grep -c -- '--- FAIL' "$LOG/$name-tests.log") failed, $(grep -c -- '--- SKIP' "$LOG/$name-tests.log") skipped"
+	if [ "$MODE" = "all" ]; then
+		echo "== $name: benchmarks"
+		(cd "$dir" && timeout 200 "$ROOT/$bin" -test.run='^$' -test.bench=. -test.benchtime=20x -test.timeout=190s) >"$LOG/$name-bench.log" 2>&1
+		brc=$?
+		[ $brc -ne 0 ] && status=1
+		grep -E '^(Benchmark|FAIL|panic|ok|PASS)' "$LOG/$name-bench.log" | head -40
+		echo "$name benchmarks exit $brc"
+	fi
+done
+
+echo
+echo "================ gpu-check summary ================"
+for f in "$LOG"/*-tests.log; do
+	n=$(basename "$f" -tests.log)
+	echo "$n: $(grep -c -- '--- PASS' "$f") tests passed, $(grep -c -- '--- FAIL' "$f") failed, $(grep -c -- '--- SKIP' "$f") skipped"
+	grep -- '--- FAIL' "$f" | sed 's/^/  /'
+	grep -E 'no CUDA GPU' "$f" | head -1 | sed 's/^ */  skip reason: /'
+done
+grep -h 'SUMMARY' "$LOG"/*-bench.log 2>/dev/null | sed 's/^.*SUMMARY /  /'
+echo "elapsed $(( $(date +%s) - T0 )) s; logs in $LOG; status $status"
+exit $status
