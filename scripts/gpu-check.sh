@@ -60,23 +60,38 @@ for bin in "${BINS[@]}"; do
 	dir=${name//__//}
 	[ -d "$dir" ] || { echo "no package directory $dir for $bin" >&2; status=1; continue; }
 	chmod +x "$bin"
-	echo "== $name: tests"
-	(cd "$dir" && timeout 200 "$ROOT/$bin" -test.v -test.count=1 -test.timeout=190s) >"$LOG/$name-tests.log" 2>&1
-	rc=$?
-	[ $rc -ne 0 ] && status=1
+	# Each test and each benchmark runs in its own process, so a crash or a
+	# hang in one (each is time-limited) does not hide the others' results.
+	tests=$(cd "$dir" && "$ROOT/$bin" -test.list '.*' | grep '^Test')
+	benches=$(cd "$dir" && "$ROOT/$bin" -test.list '.*' | grep '^Benchmark')
+	echo "== $name: $(echo $tests | wc -w) tests"
+	: >"$LOG/$name-tests.log"
+	for tn in $tests; do
+		(cd "$dir" && timeout 90 "$ROOT/$bin" -test.run="^${tn}\$" -test.v -test.count=1 -test.timeout=85s) >>"$LOG/$name-tests.log" 2>&1
+		rc=$?
+		if [ $rc -ne 0 ]; then
+			status=1
+			echo "--- FAIL: $tn (process exit $rc)" >>"$LOG/$name-tests.log"
+		fi
+	done
 	if [ $HAVE_GPU = 1 ] && grep -q 'no CUDA GPU' "$LOG/$name-tests.log"; then
 		echo "nvidia-smi sees a GPU but $name skipped GPU tests:"; grep -m1 'no CUDA GPU' "$LOG/$name-tests.log"
 		status=1
 	fi
-	grep -E '^(--- |ok|PASS|FAIL|panic)' "$LOG/$name-tests.log" | grep -v -- '--- PASS' | head -40
-	echo "$name tests exit $rc: $(grep -c -- '--- PASS' "$LOG/$name-tests.log") passed, $(grep -c -- '--- FAIL' "$LOG/$name-tests.log") failed, $(grep -c -- '--- SKIP' "$LOG/$name-tests.log") skipped"
-	if [ "$MODE" = "all" ]; then
+	grep -E '^(--- FAIL|--- SKIP|panic|FAIL)|^ +--- FAIL' "$LOG/$name-tests.log" | head -40
+	echo "$name: $(grep -c -- '^--- PASS' "$LOG/$name-tests.log") passed, $(grep -c -- '^--- FAIL' "$LOG/$name-tests.log") failed, $(grep -c -- '^--- SKIP' "$LOG/$name-tests.log") skipped"
+	if [ "$MODE" = "all" ] && [ -n "$benches" ]; then
 		echo "== $name: benchmarks"
-		(cd "$dir" && timeout 200 "$ROOT/$bin" -test.run='^$' -test.bench=. -test.benchtime=20x -test.timeout=190s) >"$LOG/$name-bench.log" 2>&1
-		brc=$?
-		[ $brc -ne 0 ] && status=1
-		grep -E '^(Benchmark|FAIL|panic|ok|PASS)' "$LOG/$name-bench.log" | head -40
-		echo "$name benchmarks exit $brc"
+		: >"$LOG/$name-bench.log"
+		for bn in $benches; do
+			(cd "$dir" && timeout 150 "$ROOT/$bin" -test.run='^$' -test.bench="^${bn}\$" -test.benchtime=20x -test.timeout=145s) >>"$LOG/$name-bench.log" 2>&1
+			brc=$?
+			if [ $brc -ne 0 ]; then
+				status=1
+				echo "FAIL: $bn (process exit $brc)" >>"$LOG/$name-bench.log"
+			fi
+		done
+		grep -E '^(Benchmark|FAIL|panic)' "$LOG/$name-bench.log" | head -40
 	fi
 done
 
@@ -84,8 +99,8 @@ echo
 echo "================ gpu-check summary ================"
 for f in "$LOG"/*-tests.log; do
 	n=$(basename "$f" -tests.log)
-	echo "$n: $(grep -c -- '--- PASS' "$f") tests passed, $(grep -c -- '--- FAIL' "$f") failed, $(grep -c -- '--- SKIP' "$f") skipped"
-	grep -- '--- FAIL' "$f" | sed 's/^/  /'
+	echo "$n: $(grep -c -- '^--- PASS' "$f") tests passed, $(grep -c -- '^--- FAIL' "$f") failed, $(grep -c -- '^--- SKIP' "$f") skipped"
+	grep -E -- '^ *--- FAIL' "$f" | sed 's/^/  /'
 	grep -E 'no CUDA GPU' "$f" | head -1 | sed 's/^ */  skip reason: /'
 done
 grep -h 'SUMMARY' "$LOG"/*-bench.log 2>/dev/null | sed 's/^.*SUMMARY /  /'
