@@ -1,0 +1,485 @@
+package repl
+
+import (
+	"fmt"
+	"go/constant"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+var goKeywords = []string{
+	"break", "case", "chan", "const", "continue", "default", "defer", "else",
+	"fallthrough", "for", "func", "go", "goto", "if", "import", "interface",
+	"map", "package", "range", "return", "select", "struct", "switch", "type", "var",
+}
+
+var goBuiltins = map[string]string{
+	"append":  "func append(slice []Type, elems ...Type) []Type\n\nappend appends elements to the end of a slice and returns the updated slice.",
+	"cap":     "func cap(v Type) int\n\ncap returns the capacity of v.",
+	"clear":   "func clear[T ~[]Type | ~map[Type]Type1](t T)\n\nclear deletes all map entries or zeroes all slice elements.",
+	"close":   "func close(c chan<- Type)\n\nclose closes a channel.",
+	"complex": "func complex(r, i FloatType) ComplexType",
+	"copy":    "func copy(dst, src []Type) int\n\ncopy copies elements from src to dst and returns the number copied.",
+	"delete":  "func delete(m map[Type]Type1, key Type)\n\ndelete deletes the element with the given key from the map.",
+	"imag":    "func imag(c ComplexType) FloatType",
+	"len":     "func len(v Type) int\n\nlen returns the length of v.",
+	"make":    "func make(t Type, size ...IntegerType) Type\n\nmake allocates and initializes a slice, map or channel.",
+	"max":     "func max[T cmp.Ordered](x T, y ...T) T",
+	"min":     "func min[T cmp.Ordered](x T, y ...T) T",
+	"new":     "func new(Type) *Type\n\nnew allocates a zero value of Type and returns a pointer to it.",
+	"panic":   "func panic(v any)\n\npanic stops normal execution; the session shows the value and the stack.",
+	"print":   "func print(args ...Type)",
+	"println": "func println(args ...Type)",
+	"real":    "func real(c ComplexType) FloatType",
+	"recover": "func recover() any",
+	"any":     "type any = interface{}", "bool": "type bool", "byte": "type byte = uint8",
+	"error": "type error interface { Error() string }", "float32": "type float32", "float64": "type float64",
+	"int": "type int", "int8": "type int8", "int16": "type int16", "int32": "type int32", "int64": "type int64",
+	"rune": "type rune = int32", "string": "type string", "uint": "type uint", "uint8": "type uint8",
+	"uint16": "type uint16", "uint32": "type uint32", "uint64": "type uint64", "uintptr": "type uintptr",
+	"true": "const true = 0 == 0", "false": "const false = 0 != 0", "nil": "var nil Type",
+	"iota": "const iota = 0",
+}
+
+func isIdentRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// identStart returns the offset where the identifier ending at end starts.
+func identStart(src string, end int) int {
+	i := end
+	for i > 0 {
+		r, n := utf8.DecodeLastRuneInString(src[:i])
+		if !isIdentRune(r) {
+			break
+		}
+		i -= n
+	}
+	return i
+}
+
+// chainStart returns the offset where the selector chain (a.b.c) ending at
+// end starts.
+func chainStart(src string, end int) int {
+	i := identStart(src, end)
+	for i > 0 && src[i-1] == '.' {
+		j := identStart(src, i-1)
+		if j == i-1 {
+			break
+		}
+		i = j
+	}
+	return i
+}
+
+// Complete returns the completions of the word before byte offset cursor in
+// src, and the byte range [start, end) they replace: :commands at the start
+// of a line, file names after :load, package members after "pkg.", fields and
+// methods after "v." for a session variable v, and otherwise the session's
+// names, imported and known packages, builtins and keywords. Jupyter counts
+// cursor_pos in code points; see ByteOffset.
+func (s *Session) Complete(src string, cursor int) (candidates []string, start, end int) {
+	if cursor < 0 || cursor > len(src) {
+		cursor = len(src)
+	}
+	lineStart := strings.LastIndexByte(src[:cursor], '\n') + 1
+	line := src[lineStart:cursor]
+	trimmed := strings.TrimLeft(line, " \t")
+	if strings.HasPrefix(trimmed, ":") {
+		off := lineStart + len(line) - len(trimmed)
+		if !strings.ContainsAny(trimmed, " \t") {
+			for _, c := range commands {
+				if strings.HasPrefix(c.name, trimmed) {
+					candidates = append(candidates, c.name)
+				}
+			}
+			return candidates, off, cursor
+		}
+		if strings.HasPrefix(trimmed, ":load ") {
+			arg := strings.TrimLeft(trimmed[len(":load "):], " ")
+			return completeFile(arg), cursor - len(arg), cursor
+		}
+		if !strings.HasPrefix(trimmed, ":doc ") && !strings.HasPrefix(trimmed, ":time ") {
+			return nil, cursor, cursor
+		}
+	}
+	start = identStart(src, cursor)
+	prefix := src[start:cursor]
+	if start > 0 && src[start-1] == '.' {
+		chain := src[chainStart(src, start-1) : start-1]
+		if chain == "" {
+			return nil, start, cursor
+		}
+		return filterPrefix(s.members(chain), prefix), start, cursor
+	}
+	if prefix == "" {
+		return nil, start, cursor
+	}
+	return filterPrefix(s.topNames(), prefix), start, cursor
+}
+
+func filterPrefix(names []string, prefix string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if strings.HasPrefix(n, prefix) && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// topNames lists every name valid at the start of an expression.
+func (s *Session) topNames() []string {
+	var names []string
+	s.nmu.Lock()
+	for n := range s.names {
+		names = append(names, n)
+	}
+	for n := range s.imports {
+		names = append(names, n)
+	}
+	s.nmu.Unlock()
+	for n := range s.packages {
+		names = append(names, n)
+	}
+	for n := range goBuiltins {
+		names = append(names, n)
+	}
+	return append(names, goKeywords...)
+}
+
+// members lists the names that can follow "chain.".
+func (s *Session) members(chain string) []string {
+	parts := strings.Split(chain, ".")
+	if len(parts) == 1 {
+		if p := s.pkgPath(parts[0]); p != "" {
+			return s.pkgMembers(p)
+		}
+	}
+	v, ok := s.lookupValue(parts)
+	if !ok {
+		return nil
+	}
+	return valueMembers(v)
+}
+
+// pkgPath returns the import path a name stands for: an import of the
+// session, or else a package of that name in the symbol tables.
+func (s *Session) pkgPath(name string) string {
+	s.nmu.Lock()
+	p, ok := s.imports[name]
+	_, shadow := s.names[name]
+	s.nmu.Unlock()
+	if ok {
+		return p
+	}
+	if shadow {
+		return ""
+	}
+	return s.packages[name]
+}
+
+func (s *Session) pkgMembers(p string) []string {
+	return s.memberTable[p]
+}
+
+// lookupValue finds the value of a session variable and follows the
+// field selectors after it. It needs the interpreter, so it gives up
+// while an evaluation runs.
+func (s *Session) lookupValue(parts []string) (reflect.Value, bool) {
+	if !s.mu.TryLock() {
+		return reflect.Value{}, false
+	}
+	g := s.in.Globals()
+	s.mu.Unlock()
+	v, ok := g[parts[0]]
+	if !ok {
+		return reflect.Value{}, false
+	}
+	for _, f := range parts[1:] {
+		v = deref(v)
+		if v.Kind() != reflect.Struct {
+			return reflect.Value{}, false
+		}
+		v = v.FieldByName(f)
+		if !v.IsValid() {
+			return reflect.Value{}, false
+		}
+	}
+	return v, true
+}
+
+func deref(v reflect.Value) reflect.Value {
+	for v.IsValid() && (v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer) {
+		if v.IsNil() {
+			if v.Kind() == reflect.Pointer {
+				return reflect.Zero(v.Type().Elem())
+			}
+			return reflect.Value{}
+		}
+		v = v.Elem()
+	}
+	return v
+}
+
+// valueMembers lists the exported fields and methods of v's type.
+func valueMembers(v reflect.Value) []string {
+	var out []string
+	t := v.Type()
+	if v.Kind() == reflect.Interface && !v.IsNil() {
+		t = v.Elem().Type()
+	}
+	add := func(t reflect.Type) {
+		for i := 0; i < t.NumMethod(); i++ {
+			out = append(out, t.Method(i).Name)
+		}
+	}
+	add(t)
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
+		add(reflect.PointerTo(t))
+	}
+	st := t
+	for st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	if st.Kind() == reflect.Struct {
+		for i := 0; i < st.NumField(); i++ {
+			if f := st.Field(i); f.IsExported() {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
+}
+
+func completeFile(prefix string) []string {
+	dir, base := filepath.Split(prefix)
+	d := dir
+	if d == "" {
+		d = "."
+	}
+	entries, err := os.ReadDir(d)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if !strings.HasPrefix(n, base) || (strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".")) {
+			continue
+		}
+		if e.IsDir() {
+			n += "/"
+		}
+		out = append(out, dir+n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Inspect returns the documentation of the name under (or just before)
+// byte offset cursor: the doc table entry of an engine package member, type
+// or method (Options.Docs), the signature of a standard library symbol, the
+// type and value of a session variable, the doc of a builtin or of a
+// :command. ok is false when there is nothing to say.
+func (s *Session) Inspect(src string, cursor int) (doc string, ok bool) {
+	if cursor < 0 || cursor > len(src) {
+		cursor = len(src)
+	}
+	lineStart := strings.LastIndexByte(src[:cursor], '\n') + 1
+	if t := strings.TrimSpace(src[lineStart:]); strings.HasPrefix(t, ":") {
+		name := strings.Fields(t)[0]
+		if c, found := findCommand(name); found {
+			return c.name + " " + c.args + "\n\n" + c.help, true
+		}
+	}
+	end := cursor
+	for end < len(src) {
+		r, n := utf8.DecodeRuneInString(src[end:])
+		if !isIdentRune(r) {
+			break
+		}
+		end += n
+	}
+	chain := src[chainStart(src, end):end]
+	if chain == "" {
+		return "", false
+	}
+	return s.describe(strings.Split(chain, "."))
+}
+
+// Doc returns the documentation of a qualified name such as "tensor.Zeros",
+// "fmt.Println", "x" or "model.W"; it is what :doc NAME prints.
+func (s *Session) Doc(name string) (string, bool) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", false
+	}
+	return s.describe(strings.Split(name, "."))
+}
+
+func (s *Session) describe(parts []string) (string, bool) {
+	if p := s.pkgPath(parts[0]); p != "" {
+		pkg := s.pkgName(p)
+		if len(parts) == 1 {
+			if d, ok := s.opts.Docs[pkg]; ok {
+				return d, true
+			}
+			return fmt.Sprintf("package %s // import %q", pkg, p), true
+		}
+		key := pkg + "." + strings.Join(parts[1:], ".")
+		if d, ok := s.opts.Docs[key]; ok {
+			return d, true
+		}
+		if len(parts) == 2 {
+			return s.describeSymbol(p, pkg, parts[1])
+		}
+		return "", false
+	}
+	if len(parts) == 1 {
+		switch s.kind(parts[0]) {
+		case "func", "type":
+			return s.describeFunc(parts[0])
+		}
+	}
+	if v, ok := s.lookupValue(parts[:1]); ok {
+		name := parts[0]
+		for _, f := range parts[1:] {
+			t := deref(v)
+			if t.IsValid() && t.Kind() == reflect.Struct {
+				if fv := t.FieldByName(f); fv.IsValid() {
+					v, name = fv, name+"."+f
+					continue
+				}
+			}
+			// A method: look for the doc of the type's method.
+			if d, ok := s.typeDoc(v.Type(), f); ok {
+				return d, true
+			}
+			return "", false
+		}
+		d := fmt.Sprintf("var %s %s = %s", name, typeString(v), Format(v))
+		if td, ok := s.typeDoc(v.Type(), ""); ok {
+			d += "\n\n" + td
+		}
+		return d, true
+	}
+	if len(parts) == 1 {
+		if d, ok := goBuiltins[parts[0]]; ok {
+			return d, true
+		}
+	}
+	return "", false
+}
+
+func typeString(v reflect.Value) string {
+	if v.Kind() == reflect.Interface && !v.IsNil() {
+		return v.Type().String() + " (" + v.Elem().Type().String() + ")"
+	}
+	return v.Type().String()
+}
+
+// typeDoc returns the doc of type t (method "") or of its method, from the
+// doc table, for types of the engine packages.
+func (s *Session) typeDoc(t reflect.Type, method string) (string, bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.PkgPath() == "" || t.Name() == "" {
+		return "", false
+	}
+	key := s.pkgName(t.PkgPath()) + "." + t.Name()
+	if method != "" {
+		key += "." + method
+	}
+	d, ok := s.opts.Docs[key]
+	return d, ok
+}
+
+// describeSymbol describes member name of the compiled package at path p
+// from its symbol table entry.
+func (s *Session) describeSymbol(p, pkg, name string) (string, bool) {
+	var v reflect.Value
+	for _, x := range s.opts.Symbols {
+		if m, ok := x[p+"/"+pkg]; ok {
+			if sv, ok := m[name]; ok {
+				v = sv
+			}
+		}
+	}
+	if !v.IsValid() {
+		return "", false
+	}
+	full := pkg + "." + name
+	if c, ok := v.Interface().(constant.Value); ok {
+		return fmt.Sprintf("const %s = %s", full, c.ExactString()), true
+	}
+	switch {
+	case v.Kind() == reflect.Func:
+		return "func " + full + strings.TrimPrefix(v.Type().String(), "func"), true
+	case v.Kind() == reflect.Pointer && v.IsNil():
+		t := v.Type().Elem()
+		return fmt.Sprintf("type %s %s", full, t.Kind()), true
+	case v.CanAddr():
+		return fmt.Sprintf("var %s %s", full, v.Type()), true
+	}
+	return fmt.Sprintf("%s %s", full, v.Type()), true
+}
+
+// describeFunc evaluates a session function's name to show its type.
+func (s *Session) describeFunc(name string) (string, bool) {
+	if s.kind(name) == "type" {
+		return "type " + name + " (declared in this session)", true
+	}
+	if !s.mu.TryLock() {
+		return "func " + name, true
+	}
+	defer s.mu.Unlock()
+	g := s.in.Globals()
+	if v, ok := g[name]; ok {
+		return "var " + name + " " + v.Type().String(), true
+	}
+	v, err := s.evalQuiet(name)
+	if err != nil || !v.IsValid() {
+		return "func " + name, true
+	}
+	return "func " + name + strings.TrimPrefix(v.Type().String(), "func"), true
+}
+
+// ByteOffset converts a cursor counted in code points (Jupyter's
+// cursor_pos) into a byte offset in src.
+func ByteOffset(src string, runes int) int {
+	off := 0
+	for i := 0; i < runes && off < len(src); i++ {
+		_, n := utf8.DecodeRuneInString(src[off:])
+		off += n
+	}
+	return off
+}
+
+// RuneOffset converts a byte offset in src into a count of code points.
+func RuneOffset(src string, bytes int) int {
+	if bytes > len(src) {
+		bytes = len(src)
+	}
+	return utf8.RuneCountInString(src[:bytes])
+}
+
+// evalQuiet evaluates a side-effect-free expression (a name) outside of any
+// cell, recovering every panic. The caller holds s.mu.
+func (s *Session) evalQuiet(expr string) (v reflect.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = reflect.Value{}, fmt.Errorf("%v", r)
+		}
+	}()
+	return s.in.Eval(expr)
+}

@@ -1,0 +1,127 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// This file runs a compiled yaegi program so that an interrupt really stops
+// it. yaegi's ExecuteWithContext returns as soon as the context is done but
+// leaves the program running in a goroutine the caller cannot wait for, so
+// the interpreted code could keep mutating the session after the prompt
+// returns. run does what ExecuteWithContext does (arm the cancellable channel
+// operations, then on cancel bump the interpreter's run id and close its done
+// channel, which stops every interpreted frame at its next step) but in a
+// goroutine it owns, and waits for it. The unexported fields it touches are
+// located by name and type through reflection once, at start-up; if yaegi's
+// layout ever differs (another version), run falls back to
+// ExecuteWithContext and reports that it cannot wait (stopWaitable false).
+
+type internals struct {
+	ok                                  bool
+	idOff, mutexOff, doneOff, cancelOff uintptr
+}
+
+var yaegi = findInternals()
+
+func findInternals() internals {
+	t := reflect.TypeOf(interp.Interpreter{})
+	field := func(name string, typ reflect.Type) (uintptr, bool) {
+		f, ok := t.FieldByName(name)
+		if !ok || f.Type != typ || len(f.Index) != 1 {
+			return 0, false
+		}
+		return f.Offset, true
+	}
+	var in internals
+	var ok1, ok2, ok3, ok4 bool
+	in.idOff, ok1 = field("id", reflect.TypeOf(uint64(0)))
+	in.mutexOff, ok2 = field("mutex", reflect.TypeOf(sync.RWMutex{}))
+	in.doneOff, ok3 = field("done", reflect.TypeOf(make(chan struct{})))
+	in.cancelOff, ok4 = field("cancelChan", reflect.TypeOf(false))
+	in.ok = ok1 && ok2 && ok3 && ok4 && in.idOff%8 == 0
+	return in
+}
+
+func (in internals) id(i *interp.Interpreter) *uint64 {
+	return (*uint64)(unsafe.Add(unsafe.Pointer(i), in.idOff))
+}
+
+func (in internals) mutex(i *interp.Interpreter) *sync.RWMutex {
+	return (*sync.RWMutex)(unsafe.Add(unsafe.Pointer(i), in.mutexOff))
+}
+
+func (in internals) done(i *interp.Interpreter) *chan struct{} {
+	return (*chan struct{})(unsafe.Add(unsafe.Pointer(i), in.doneOff))
+}
+
+func (in internals) cancelChan(i *interp.Interpreter) *bool {
+	return (*bool)(unsafe.Add(unsafe.Pointer(i), in.cancelOff))
+}
+
+// arm prepares i for a cancellable run and returns the function that stops
+// it: the same steps as yaegi's ExecuteWithContext and its stop method.
+func (in internals) arm(i *interp.Interpreter) (stop func()) {
+	done := make(chan struct{})
+	mu := in.mutex(i)
+	mu.Lock()
+	*in.done(i) = done
+	*in.cancelChan(i) = true
+	mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			atomic.AddUint64(in.id(i), 1)
+			close(done)
+		})
+	}
+}
+
+// execution is one program running in its own goroutine.
+type execution struct {
+	fin  chan struct{} // closed when the goroutine has returned
+	res  reflect.Value
+	err  error
+	stop func() // stops the interpreted code at its next step
+}
+
+// start runs prog in a new goroutine with ctx as runctx's context. Every
+// panic that escapes yaegi's own recovery is turned into a *PanicError.
+func start(ctx context.Context, i *interp.Interpreter, prog *interp.Program, setCtx func(context.Context) func()) *execution {
+	e := &execution{fin: make(chan struct{})}
+	if yaegi.ok {
+		e.stop = yaegi.arm(i)
+	}
+	go func() {
+		restore := setCtx(ctx)
+		defer close(e.fin)
+		defer restore()
+		defer func() {
+			if r := recover(); r != nil {
+				e.err = interp.Panic{Value: r, Callers: callers(), Stack: debug.Stack()}
+			}
+		}()
+		if yaegi.ok {
+			e.res, e.err = i.Execute(prog)
+		} else {
+			e.res, e.err = i.ExecuteWithContext(ctx, prog)
+		}
+	}()
+	return e
+}
+
+func callers() []uintptr {
+	var pc [64]uintptr
+	n := runtime.Callers(3, pc[:])
+	return pc[:n]
+}
+
+var errNoWait = errors.New("repl: this yaegi version cannot be waited for after an interrupt")

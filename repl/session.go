@@ -1,0 +1,681 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"log"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gnnrepl/gnnrepl/builtins"
+	"github.com/gnnrepl/gnnrepl/runctx"
+	"github.com/traefik/yaegi/interp"
+)
+
+// Options configure a Session. The zero value is a session with no symbols
+// (not even the standard library), no prelude and the process's standard
+// streams; DefaultOptions returns the gnnrepl configuration.
+type Options struct {
+	// Stdout, Stderr and Stdin are the interpreted program's fmt.Print*,
+	// log output and fmt.Scan* streams (nil: the process's). Compiled code
+	// that writes to os.Stdout directly bypasses them; see CaptureFDs.
+	Stdout, Stderr io.Writer
+	Stdin          io.Reader
+
+	// Symbols are the yaegi symbol tables the interpreter can import.
+	Symbols []interp.Exports
+
+	// Prelude is evaluated, like a cell named "prelude", when the session
+	// starts and after Reset.
+	Prelude string
+
+	// Docs maps "pkg.Name" and "pkg.Type.Method" to doc text, for Inspect
+	// and :doc (builtins.Docs).
+	Docs map[string]string
+
+	// MemStats returns the tensor memory table printed by :mem, or is nil.
+	MemStats func() string
+
+	// InterruptGrace bounds how long Eval waits, after a cancel, for the
+	// interpreted code to stop (default 3s). Interpreted code stops at its
+	// next step and engine loops at their next batch (runctx), so only a
+	// long compiled call that ignores runctx outlasts it.
+	InterruptGrace time.Duration
+}
+
+// DefaultOptions returns the options gnnrepl's front ends use: the builtins'
+// symbol tables (standard library and engine), prelude, docs and memory hook,
+// and the process's standard streams.
+func DefaultOptions() Options {
+	return Options{
+		Stdout:   os.Stdout,
+		Stderr:   os.Stderr,
+		Stdin:    os.Stdin,
+		Symbols:  []interp.Exports{builtins.Symbols},
+		Prelude:  builtins.Prelude,
+		Docs:     builtins.Docs,
+		MemStats: builtins.MemStats,
+	}
+}
+
+// Session is one interactive Go session: a yaegi interpreter whose
+// variables, functions, types and imports persist from one Eval to the next.
+// The terminal shell and the Jupyter kernel both drive a Session.
+//
+// Eval, Reset and Vars are serialized; Complete, Inspect and IsComplete may
+// be called while an Eval runs (they then use only the names the session
+// has declared, not the values).
+type Session struct {
+	opts  Options
+	trace *traceWriter
+
+	mu     sync.Mutex // held by Eval, Reset, Vars
+	in     *interp.Interpreter
+	zombie *execution // an interrupted run still inside compiled code
+
+	nmu         sync.Mutex        // guards the tables below
+	names       map[string]string // session-declared name -> "var", "const", "func", "type"
+	imports     map[string]string // local package name -> import path
+	packages    map[string]string // package name -> import path, for every symbol table (unambiguous names)
+	memberTable map[string][]string
+}
+
+// Result is what an evaluation shows.
+type Result struct {
+	// Text is the display string of the value of the cell's final
+	// expression statement, or "" when the cell ends with a statement or a
+	// declaration, or with a call that returns nothing.
+	Text string
+	// Values are the values shown: one, or all results of a final call that
+	// returns several.
+	Values []reflect.Value
+}
+
+// New starts a session and evaluates opts.Prelude. It fails when the
+// symbol tables cannot be loaded or the prelude fails.
+func New(opts Options) (*Session, error) {
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	if opts.Stdin == nil {
+		opts.Stdin = os.Stdin
+	}
+	if opts.InterruptGrace <= 0 {
+		opts.InterruptGrace = 3 * time.Second
+	}
+	s := &Session{opts: opts, trace: &traceWriter{w: opts.Stderr}}
+	s.packages, s.memberTable = packageTables(opts.Symbols)
+	if err := s.init(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) init() error {
+	s.in = interp.New(interp.Options{
+		Stdin:        s.opts.Stdin,
+		Stdout:       s.opts.Stdout,
+		Stderr:       s.trace,
+		Unrestricted: true,
+	})
+	for _, x := range s.opts.Symbols {
+		if err := s.in.Use(x); err != nil {
+			return fmt.Errorf("repl: loading symbols: %w", err)
+		}
+	}
+	s.nmu.Lock()
+	s.names = map[string]string{}
+	s.imports = map[string]string{}
+	s.nmu.Unlock()
+	if strings.TrimSpace(s.opts.Prelude) != "" {
+		if _, err := s.eval(context.Background(), "prelude", s.opts.Prelude); err != nil {
+			return fmt.Errorf("repl: prelude: %w", err)
+		}
+	}
+	return nil
+}
+
+// Reset discards every variable, function, type and import and starts
+// again from the prelude. It returns ErrBusy while an interrupted
+// evaluation is still finishing a compiled call.
+func (s *Session) Reset() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.zombie != nil {
+		select {
+		case <-s.zombie.fin:
+			s.zombie = nil
+		default:
+			return ErrBusy
+		}
+	}
+	return s.init()
+}
+
+// Eval evaluates a cell named "input" in errors; see EvalSource.
+func (s *Session) Eval(ctx context.Context, src string) (Result, error) {
+	return s.EvalSource(ctx, "input", src)
+}
+
+// EvalSource evaluates src, a cell of any mix of imports, declarations and
+// statements (or a whole file with a package clause, whose main function,
+// if any, runs), and returns the display of its final expression statement.
+// name is the file name in error positions ("In[3]", "train.go").
+//
+// The error is a *CompileError (nothing of the failing unit ran; earlier
+// declarations and statements of the cell did), a *PanicError, or an
+// *InterruptedError when ctx is cancelled: the interpreted code is then
+// stopped at its next step and engine loops at their next batch (runctx),
+// and Eval waits up to Options.InterruptGrace for that, so the session is
+// not changed after Eval returns; every variable keeps the value it had.
+func (s *Session) EvalSource(ctx context.Context, name, src string) (Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.zombie != nil {
+		select {
+		case <-s.zombie.fin:
+			s.zombie = nil
+		case <-ctx.Done():
+			return Result{}, ErrBusy
+		}
+	}
+	if name == "" {
+		name = "input"
+	}
+	return s.eval(ctx, name, src)
+}
+
+func (s *Session) eval(ctx context.Context, name, src string) (Result, error) {
+	units, err := splitCell(name, src)
+	if err != nil {
+		return Result{}, compileError(err)
+	}
+	var res Result
+	for i, u := range units {
+		if err := ctx.Err(); err != nil {
+			return Result{}, interrupted(ctx)
+		}
+		res, err = s.evalUnit(ctx, name, src, u, i == len(units)-1)
+		if err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+const (
+	declPrefix = "package main\n"
+	stmtPrefix = "package main\nfunc main() {\n"
+	stmtSuffix = "\n}"
+)
+
+// lineDirective makes the next line line:col of the unit's file. The file
+// name is relative, so the scanner joins it to the directory of the file
+// being parsed: the cell name (see fileSuffix).
+func lineDirective(line, col int) string {
+	return fmt.Sprintf("//line _.go:%d:%d\n", line, col)
+}
+
+// fileSuffix is appended to every cell name given to the parser. yaegi
+// scopes imports by the base name of the file they appear in, so all cells
+// must share one base name ("_.go") for an import to persist from cell to
+// cell; the directory part keeps the cell's own name in positions, and
+// errors strip the suffix again.
+const fileSuffix = "/_.go"
+
+func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last bool) (Result, error) {
+	name = filepath.Clean(name) + fileSuffix
+	text := src[u.start:u.end]
+	line, col := lineCol(src, u.start)
+	fset := s.in.FileSet()
+	switch u.kind {
+	case unitFile:
+		f, err := parser.ParseFile(fset, name, src, parser.DeclarationErrors)
+		if err != nil {
+			return Result{}, compileError(err)
+		}
+		s.dropKnownImports(f)
+		if _, err := s.compileRun(ctx, f, src); err != nil {
+			return Result{}, err
+		}
+		s.record(f)
+		return Result{}, nil
+	case unitDecls:
+		f, err := parser.ParseFile(fset, name, declPrefix+lineDirective(line, col)+text, parser.DeclarationErrors)
+		if err != nil {
+			return Result{}, compileError(err)
+		}
+		if s.dropKnownImports(f) {
+			return Result{}, nil
+		}
+		if _, err := s.compileRun(ctx, f, src); err != nil {
+			return Result{}, err
+		}
+		s.record(f)
+		return Result{}, nil
+	}
+
+	wrapped := stmtPrefix + lineDirective(line, col) + text + stmtSuffix
+	f, err := parser.ParseFile(fset, name, wrapped, parser.DeclarationErrors)
+	if err != nil {
+		return Result{}, eofError(compileError(err), line+strings.Count(text, "\n")+1)
+	}
+	body := f.Decls[0].(*ast.FuncDecl).Body
+	list := body.List
+	var final *ast.ExprStmt
+	if last && len(list) > 0 {
+		final, _ = list[len(list)-1].(*ast.ExprStmt)
+	}
+	if final == nil {
+		if len(list) == 0 {
+			return Result{}, nil
+		}
+		_, err := s.compileRun(ctx, body, src)
+		if err == nil {
+			s.recordStmts(list)
+		}
+		return Result{}, err
+	}
+	if len(list) > 1 {
+		head := &ast.BlockStmt{Lbrace: body.Lbrace, List: list[:len(list)-1], Rbrace: body.Rbrace}
+		if _, err := s.compileRun(ctx, head, src); err != nil {
+			return Result{}, err
+		}
+		s.recordStmts(head.List)
+	}
+	return s.evalFinal(ctx, body.Lbrace, wrapped, final, src)
+}
+
+// evalFinal runs the cell's final expression statement and builds the
+// display of its value. A call shows all its results, nothing when it has
+// none, and fmt's Print functions show nothing.
+//
+// Every synthesized block starts at lbrace, the brace of the unit's
+// wrapper: yaegi resolves imports in the file of a block's start position.
+func (s *Session) evalFinal(ctx context.Context, lbrace token.Pos, wrapped string, st *ast.ExprStmt, src string) (Result, error) {
+	nout := 1
+	printCall := false
+	if call, ok := ast.Unparen(st.X).(*ast.CallExpr); ok {
+		nout, printCall = s.results(ctx, lbrace, call)
+	}
+	block := &ast.BlockStmt{Lbrace: lbrace, List: []ast.Stmt{st}}
+	switch {
+	case nout == 0 || (printCall && nout > 1):
+		_, err := s.compileRun(ctx, block, src)
+		return Result{}, err
+	case nout == 1:
+		v, err := s.compileRun(ctx, block, src)
+		if err != nil || !v.IsValid() {
+			return Result{}, err
+		}
+		return Result{Text: Format(v), Values: []reflect.Value{v}}, nil
+	}
+	// Several results: yaegi returns only the first, so collect them all
+	// in a function literal. The call keeps its position for errors.
+	fset := s.in.FileSet()
+	start := fset.PositionFor(st.X.Pos(), false)
+	end := fset.PositionFor(st.X.End(), false)
+	adj := fset.Position(st.X.Pos())
+	vars := make([]string, nout)
+	for i := range vars {
+		vars[i] = fmt.Sprintf("_gnnrepl_r%d", i)
+	}
+	lhs := strings.Join(vars, ", ")
+	code := fmt.Sprintf("func() []interface{} { %s :=\n%s%s\nreturn []interface{}{%s}\n}()",
+		lhs, lineDirective(adj.Line, adj.Column), wrapped[start.Offset:end.Offset], lhs)
+	f, err := parser.ParseFile(fset, fset.Position(lbrace).Filename, stmtPrefix+code+stmtSuffix, parser.DeclarationErrors)
+	if err != nil {
+		return Result{}, compileError(err)
+	}
+	v, err := s.compileRun(ctx, f.Decls[0].(*ast.FuncDecl).Body, src)
+	if err != nil {
+		return Result{}, err
+	}
+	vals, ok := v.Interface().([]interface{})
+	if !ok {
+		return Result{Text: Format(v), Values: []reflect.Value{v}}, nil
+	}
+	res := Result{}
+	texts := make([]string, len(vals))
+	for i, x := range vals {
+		rv := reflect.ValueOf(x)
+		res.Values = append(res.Values, rv)
+		texts[i] = Format(rv)
+	}
+	res.Text = strings.Join(texts, ", ")
+	return res, nil
+}
+
+var noResultBuiltins = map[string]bool{"print": true, "println": true, "panic": true, "close": true, "delete": true, "clear": true}
+
+// results returns how many values call returns, evaluating its function
+// expression (which has no side effects when it is made of names,
+// selectors and indexes only) to read its type; it assumes one when it
+// cannot tell (conversions, builtins, calls of calls).
+func (s *Session) results(ctx context.Context, lbrace token.Pos, call *ast.CallExpr) (n int, printCall bool) {
+	fun := ast.Unparen(call.Fun)
+	if id, ok := fun.(*ast.Ident); ok && noResultBuiltins[id.Name] && s.kind(id.Name) == "" {
+		return 0, false
+	}
+	if sel, ok := fun.(*ast.SelectorExpr); ok {
+		if x, ok := sel.X.(*ast.Ident); ok && s.importPath(x.Name) == "fmt" {
+			printCall = strings.HasPrefix(sel.Sel.Name, "Print") || strings.HasPrefix(sel.Sel.Name, "Fprint")
+		}
+	}
+	if !pure(fun) {
+		return 1, printCall
+	}
+	prog, err := s.compile(&ast.BlockStmt{Lbrace: lbrace, List: []ast.Stmt{&ast.ExprStmt{X: fun}}}, "")
+	if err != nil {
+		return 1, printCall
+	}
+	v, err := s.run(ctx, prog)
+	if err != nil || !v.IsValid() || v.Kind() != reflect.Func {
+		return 1, printCall
+	}
+	return v.Type().NumOut(), printCall
+}
+
+// pure reports whether evaluating e has no side effects: names, selectors,
+// indexes by such expressions, and literals.
+func pure(e ast.Expr) bool {
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case nil, *ast.Ident, *ast.SelectorExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.BasicLit, *ast.ParenExpr, *ast.StarExpr:
+		case *ast.UnaryExpr:
+			ok = ok && n.Op != token.ARROW
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// eofError rewrites a parse error found on the synthetic closing line of a
+// statement unit as the end of input it is.
+func eofError(err error, closeLine int) error {
+	var ce *CompileError
+	if errors.As(err, &ce) && ce.Pos.Line >= closeLine {
+		ce.Msg = strings.Replace(ce.Msg, "found '}'", "found end of input", 1)
+		ce.Pos.Line, ce.Pos.Column = closeLine-1, 0
+	}
+	return err
+}
+
+// compileRun compiles and runs one unit.
+func (s *Session) compileRun(ctx context.Context, n ast.Node, src string) (reflect.Value, error) {
+	prog, err := s.compile(n, src)
+	if err != nil {
+		return reflect.Value{}, err
+	}
+	return s.run(ctx, prog)
+}
+
+// compile compiles n, turning compile-time panics of the interpreter into
+// a *PanicError with Internal set.
+//
+// yaegi reports some internal errors with log.Panic, which also prints the
+// message through the standard logger; while compiling, that logger writes
+// into a buffer, passed on afterwards unless it only holds that message.
+func (s *Session) compile(n ast.Node, src string) (prog *interp.Program, err error) {
+	prev := log.Writer()
+	var logged bytes.Buffer
+	log.SetOutput(&logged)
+	defer func() {
+		r := recover()
+		log.SetOutput(prev)
+		if logged.Len() > 0 && (r == nil || !strings.HasSuffix(strings.TrimSpace(logged.String()), fmt.Sprint(r))) {
+			prev.Write(logged.Bytes())
+		}
+		if r != nil {
+			pe := &PanicError{Value: r, Internal: true, GoStack: stack()}
+			pe.Hint = hint(r, src)
+			prog, err = nil, pe
+		}
+	}()
+	prog, err = s.in.CompileAST(n)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	return prog, nil
+}
+
+// hint explains the interpreter limitations users hit most.
+func hint(r any, src string) string {
+	msg := fmt.Sprint(r)
+	if strings.Contains(msg, "nil type") && strings.Contains(src, "range") {
+		return "yaegi v0.16.1 cannot range over an integer or a function (Go 1.22+); write `for i := 0; i < n; i++`"
+	}
+	return ""
+}
+
+// run executes prog; see EvalSource for what an interrupt does.
+func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.trace.begin()
+	e := start(ctx, s.in, prog, runctx.Set)
+	select {
+	case <-e.fin:
+	case <-ctx.Done():
+		if e.stop != nil {
+			e.stop()
+		} else {
+			s.zombie = e
+			return reflect.Value{}, &InterruptedError{Cause: ctx.Err(), StillRunning: true}
+		}
+		t := time.NewTimer(s.opts.InterruptGrace)
+		defer t.Stop()
+		select {
+		case <-e.fin:
+			s.trace.end()
+			return reflect.Value{}, interrupted(ctx)
+		case <-t.C:
+			s.zombie = e
+			return reflect.Value{}, &InterruptedError{Cause: ctx.Err(), StillRunning: true}
+		}
+	}
+	frames := s.trace.end()
+	if e.err == nil {
+		return e.res, nil
+	}
+	var p interp.Panic
+	if errors.As(e.err, &p) {
+		if ctx.Err() != nil {
+			return reflect.Value{}, interrupted(ctx)
+		}
+		val := p.Value
+		if rv, ok := val.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
+			val = rv.Interface() // interpreted panics carry a reflect.Value
+		}
+		return reflect.Value{}, &PanicError{Value: val, Stack: frames, GoStack: p.Stack}
+	}
+	return reflect.Value{}, compileError(e.err)
+}
+
+// importPath returns the import path of the package the session imported
+// under name, or "".
+func (s *Session) importPath(name string) string {
+	s.nmu.Lock()
+	defer s.nmu.Unlock()
+	return s.imports[name]
+}
+
+// kind returns what the session declared name as ("var", "const", "func",
+// "type", "package"), or "".
+func (s *Session) kind(name string) string {
+	s.nmu.Lock()
+	defer s.nmu.Unlock()
+	if k, ok := s.names[name]; ok {
+		return k
+	}
+	if _, ok := s.imports[name]; ok {
+		return "package"
+	}
+	return ""
+}
+
+// dropKnownImports removes from f the imports the session already has
+// under the same name (yaegi rejects a second import of a package in the
+// same file scope, and cells re-import fmt all the time). It reports
+// whether f declares nothing else.
+func (s *Session) dropKnownImports(f *ast.File) (empty bool) {
+	s.nmu.Lock()
+	defer s.nmu.Unlock()
+	decls := f.Decls[:0]
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.IMPORT {
+			decls = append(decls, d)
+			continue
+		}
+		specs := g.Specs[:0]
+		for _, sp := range g.Specs {
+			is := sp.(*ast.ImportSpec)
+			p := strings.Trim(is.Path.Value, "`\"")
+			name := s.pkgName(p)
+			if is.Name != nil {
+				name = is.Name.Name
+			}
+			if s.imports[name] == p {
+				continue
+			}
+			specs = append(specs, sp)
+		}
+		if len(specs) > 0 {
+			g.Specs = specs
+			decls = append(decls, g)
+		}
+	}
+	f.Decls = decls
+	return len(decls) == 0
+}
+
+// record notes the names a file unit declared.
+func (s *Session) record(f *ast.File) {
+	s.nmu.Lock()
+	defer s.nmu.Unlock()
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				s.names[d.Name.Name] = "func"
+			}
+		case *ast.GenDecl:
+			s.recordGen(d)
+		}
+	}
+}
+
+// recordStmts notes the names top-level statements declared.
+func (s *Session) recordStmts(list []ast.Stmt) {
+	s.nmu.Lock()
+	defer s.nmu.Unlock()
+	for _, st := range list {
+		switch st := st.(type) {
+		case *ast.AssignStmt:
+			if st.Tok == token.DEFINE {
+				for _, e := range st.Lhs {
+					if id, ok := e.(*ast.Ident); ok && id.Name != "_" {
+						s.names[id.Name] = "var"
+					}
+				}
+			}
+		case *ast.DeclStmt:
+			if g, ok := st.Decl.(*ast.GenDecl); ok {
+				s.recordGen(g)
+			}
+		}
+	}
+}
+
+func (s *Session) recordGen(d *ast.GenDecl) {
+	for _, spec := range d.Specs {
+		switch sp := spec.(type) {
+		case *ast.ImportSpec:
+			p := strings.Trim(sp.Path.Value, "`\"")
+			name := s.pkgName(p)
+			if sp.Name != nil {
+				name = sp.Name.Name
+			}
+			if name != "_" && name != "." {
+				s.imports[name] = p
+				delete(s.names, name)
+			}
+		case *ast.TypeSpec:
+			s.names[sp.Name.Name] = "type"
+		case *ast.ValueSpec:
+			k := "var"
+			if d.Tok == token.CONST {
+				k = "const"
+			}
+			for _, n := range sp.Names {
+				if n.Name != "_" {
+					s.names[n.Name] = k
+				}
+			}
+		}
+	}
+}
+
+// pkgName returns the package name of import path p from the symbol
+// tables' keys ("path/name"), or the last element of p.
+func (s *Session) pkgName(p string) string {
+	for _, x := range s.opts.Symbols {
+		for k := range x {
+			if path.Dir(k) == p {
+				return path.Base(k)
+			}
+		}
+	}
+	return path.Base(p)
+}
+
+// packageTables indexes the symbol tables: package name -> import path
+// (names shared by two packages, like rand, are left out) and import path
+// -> sorted exported member names.
+func packageTables(symbols []interp.Exports) (map[string]string, map[string][]string) {
+	byName := map[string]string{}
+	ambiguous := map[string]bool{}
+	members := map[string][]string{}
+	for _, x := range symbols {
+		for k, m := range x {
+			p, name := path.Dir(k), path.Base(k)
+			if p == "." || strings.HasPrefix(k, "github.com/traefik/yaegi") {
+				continue
+			}
+			if q, ok := byName[name]; ok && q != p {
+				ambiguous[name] = true
+			}
+			byName[name] = p
+			for sym := range m {
+				if !strings.HasPrefix(sym, "_") {
+					members[p] = append(members[p], sym)
+				}
+			}
+		}
+	}
+	for n := range ambiguous {
+		delete(byName, n)
+	}
+	for p := range members {
+		sortStrings(members[p])
+	}
+	return byName, members
+}
