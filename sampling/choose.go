@@ -1,0 +1,255 @@
+package sampling
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/gnnrepl/gnnrepl/tensor"
+)
+
+// layerSpec says how to pick the neighbours of every destination node of
+// one layer.
+type layerSpec struct {
+	adj      *tensor.Adj // destination-major: the neighbours of each node
+	weights  []float32   // per parent edge id, or nil for uniform
+	probName string      // edge data name of weights, for errors
+	fanout   int         // -1: all neighbours
+	replace  bool
+	key      uint64 // layerKey(epochSeed, layer)
+}
+
+// capacity returns the most edges choose can return for a node of degree d.
+func (c *layerSpec) capacity(d int64) int64 {
+	switch {
+	case d == 0:
+		return 0
+	case c.fanout < 0:
+		return d
+	case c.replace:
+		return int64(c.fanout)
+	}
+	return min(int64(c.fanout), d)
+}
+
+// weightError reports an invalid sampling weight.
+func (c *layerSpec) weightError(e int64) error {
+	return fmt.Errorf("sampling.NeighborSampler: Prob %q: edge %d has weight %g; weights must be finite and >= 0: %w",
+		c.probName, e, c.weights[e], ErrArgument)
+}
+
+func validWeight(w float32) bool { return w >= 0 && w <= math.MaxFloat32 }
+
+// choose picks the neighbours of node v: it writes their parent ids into
+// nbr and the parent edge ids into eid (both at least capacity(degree)
+// long) and returns how many it wrote. The picks are a function of
+// (c.key, v) and the graph only. Chosen edges are listed in adjacency order
+// (with repeats next to each other when sampling with replacement).
+//
+// Uniform sampling without replacement draws a uniformly random fanout-subset
+// of the edges (Floyd's algorithm, or a partial Fisher–Yates shuffle when
+// the fanout is at least half the degree); with replacement it draws fanout
+// independent uniform edges. Weighted sampling without replacement is A-ES
+// (Efraimidis and Spirakis, "Weighted random sampling with a reservoir",
+// IPL 2006): keep the fanout edges with the largest u^(1/w); with
+// replacement it draws fanout edges with probability w / sum(w) by binary
+// search in the prefix sums. Zero-weight edges are never chosen, so a node
+// may get fewer than fanout edges, and none when all its weights are zero.
+func (c *layerSpec) choose(ws *workspace, v int64, nbr, eid []int64) (int, error) {
+	a := c.adj
+	lo, hi := a.Indptr[v], a.Indptr[v+1]
+	d := hi - lo
+	if d == 0 {
+		return 0, nil
+	}
+	emit := func(j int, off int64) {
+		p := lo + off
+		nbr[j] = a.Indices[p]
+		if a.EIDs != nil {
+			eid[j] = a.EIDs[p]
+		} else {
+			eid[j] = p
+		}
+	}
+	all := c.fanout < 0 || (!c.replace && int64(c.fanout) >= d)
+	if c.weights == nil {
+		if all {
+			for off := int64(0); off < d; off++ {
+				emit(int(off), off)
+			}
+			return int(d), nil
+		}
+		st := nodeStream(c.key, v)
+		k := int64(c.fanout)
+		var pos []int64
+		switch {
+		case c.replace:
+			pos = growInt64(ws.pos, int(k))
+			for i := range pos {
+				pos[i] = st.intn(d)
+			}
+		case 2*k >= d: // partial Fisher–Yates over [0, d)
+			pos = growInt64(ws.pos, int(d))
+			for i := range pos {
+				pos[i] = int64(i)
+			}
+			for i := int64(0); i < k; i++ {
+				j := i + st.intn(d-i)
+				pos[i], pos[j] = pos[j], pos[i]
+			}
+			pos = pos[:k]
+		default: // Floyd's algorithm, kept sorted
+			pos = growInt64(ws.pos, int(k))[:0]
+			for j := d - k; j < d; j++ {
+				t := st.intn(j + 1)
+				if i, found := slices.BinarySearch(pos, t); found {
+					pos = append(pos, j) // j exceeds every earlier pick
+				} else {
+					pos = slices.Insert(pos, i, t)
+				}
+			}
+		}
+		ws.pos = pos[:0]
+		if c.replace || 2*k >= d {
+			slices.Sort(pos)
+		}
+		for j, off := range pos {
+			emit(j, off)
+		}
+		return len(pos), nil
+	}
+	return c.chooseWeighted(ws, v, lo, d, all, emit)
+}
+
+// chooseWeighted is choose with per-edge weights.
+func (c *layerSpec) chooseWeighted(ws *workspace, v, lo, d int64, all bool, emit func(int, int64)) (int, error) {
+	a, w := c.adj, c.weights
+	weight := func(off int64) (float32, error) {
+		e := lo + off
+		if a.EIDs != nil {
+			e = a.EIDs[e]
+		}
+		x := w[e]
+		if !validWeight(x) {
+			return 0, c.weightError(e)
+		}
+		return x, nil
+	}
+	if all {
+		n := 0
+		for off := int64(0); off < d; off++ {
+			x, err := weight(off)
+			if err != nil {
+				return 0, err
+			}
+			if x > 0 {
+				emit(n, off)
+				n++
+			}
+		}
+		return n, nil
+	}
+	st := nodeStream(c.key, v)
+	if c.replace {
+		cum := growFloat64(ws.cum, int(d))
+		ws.cum = cum
+		total := 0.0
+		last := int64(-1)
+		for off := int64(0); off < d; off++ {
+			x, err := weight(off)
+			if err != nil {
+				return 0, err
+			}
+			if x > 0 {
+				last = off
+			}
+			total += float64(x)
+			cum[off] = total
+		}
+		if last < 0 {
+			return 0, nil
+		}
+		pos := growInt64(ws.pos, c.fanout)
+		for i := range pos {
+			r := st.open01() * total
+			// The first edge whose prefix sum exceeds r; a zero-weight edge
+			// never is, since its sum equals its predecessor's.
+			j, _ := slices.BinarySearchFunc(cum, r, func(s, r float64) int {
+				if s <= r {
+					return -1
+				}
+				return 1
+			})
+			if int64(j) > last {
+				j = int(last) // r rounded up to total
+			}
+			pos[i] = int64(j)
+		}
+		ws.pos = pos[:0]
+		slices.Sort(pos)
+		for j, off := range pos {
+			emit(j, off)
+		}
+		return len(pos), nil
+	}
+	// A-ES: keep the k largest log(u)/w in a min-heap (keys, pos).
+	k := c.fanout
+	keys := growFloat64(ws.keys, k)[:0]
+	pos := growInt64(ws.pos, k)[:0]
+	for off := int64(0); off < d; off++ {
+		x, err := weight(off)
+		if err != nil {
+			return 0, err
+		}
+		u := st.open01()
+		if x == 0 {
+			continue
+		}
+		key := math.Log(u) / float64(x)
+		if len(keys) < k {
+			keys, pos = append(keys, key), append(pos, off)
+			heapUp(keys, pos, len(keys)-1)
+		} else if key > keys[0] {
+			keys[0], pos[0] = key, off
+			heapDown(keys, pos, 0)
+		}
+	}
+	ws.keys, ws.pos = keys[:0], pos[:0]
+	slices.Sort(pos)
+	for j, off := range pos {
+		emit(j, off)
+	}
+	return len(pos), nil
+}
+
+// heapUp and heapDown keep keys a min-heap, moving pos along.
+func heapUp(keys []float64, pos []int64, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if keys[p] <= keys[i] {
+			return
+		}
+		keys[p], keys[i] = keys[i], keys[p]
+		pos[p], pos[i] = pos[i], pos[p]
+		i = p
+	}
+}
+
+func heapDown(keys []float64, pos []int64, i int) {
+	n := len(keys)
+	for {
+		l, m := 2*i+1, i
+		if l < n && keys[l] < keys[m] {
+			m = l
+		}
+		if r := l + 1; r < n && keys[r] < keys[m] {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		keys[m], keys[i] = keys[i], keys[m]
+		pos[m], pos[i] = pos[i], pos[m]
+		i = m
+	}
+}

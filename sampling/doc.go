@@ -1,0 +1,43 @@
+// Package sampling holds gnnrepl's neighbour samplers and the DataLoader
+// that batches seed nodes, samples their blocks (DGL's message flow graphs)
+// and gathers their features, as DGL's dgl.dataloading.NeighborSampler,
+// MultiLayerFullNeighborSampler and DataLoader.
+//
+// A Sampler turns a list of seed nodes into one graph.Block per layer.
+// blocks[0] is the input layer: its source nodes are the nodes whose
+// features enter the model. The last block's destination nodes are the
+// seeds, in seed order. In every block the destination nodes come first
+// among the source nodes (in order), followed by the other sampled
+// neighbours in order of first appearance, so a layer takes its
+// destination rows with tensor.Narrow. Every block records the parent
+// graph's id of each source node (SrcData(graph.NID), SrcNodeIDs) and of
+// each edge (EData(graph.EID), EIDs).
+//
+// # Randomness
+//
+// Sampling is deterministic and independent of batching and of the number
+// of workers: the random stream used to pick the neighbours of node v in
+// layer l is a counter-based hash (splitmix64) of (epochSeed, l, v). The
+// same node therefore gets the same neighbours in an epoch whatever batch it
+// is in, whatever the batch size, the shuffle order or NumWorkers. The
+// DataLoader derives epochSeed from LoaderOptions.Seed and the epoch number,
+// so every epoch draws fresh samples.
+//
+// # Buffers
+//
+// Relabelling uses a dense marker array with one int32 per graph node (no
+// Go map), kept with the other scratch buffers in a sync.Pool and reused
+// across calls; their bytes are counted on the "cpu" device with
+// tensor.CountBytes, and the arrays of every block through its tensors.
+//
+// # Error policy
+//
+// Samplers and the DataLoader return errors, never panic, on bad input:
+// invalid options (a negative fanout other than -1, an unknown EdgeDir, a
+// Prob edge data that is missing, of the wrong dtype or shape, or holds a
+// negative, NaN or infinite weight), seed ids outside [0, NumNodes), and
+// missing node data to prefetch. Errors name the argument and the allowed
+// values and wrap ErrArgument. A DataLoader stops at the next batch when
+// the running evaluation is cancelled (runctx.Err, Ctrl-C in the shell) and
+// its Err then returns the context's error.
+package sampling

@@ -1,0 +1,442 @@
+package sampling
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/runctx"
+	"github.com/gnnrepl/gnnrepl/tensor"
+)
+
+// ErrClosed is returned by DataLoader.Err after Close.
+var ErrClosed = errors.New("sampling: the DataLoader is closed")
+
+// LoaderOptions configures a DataLoader; the field names are DGL's
+// dgl.dataloading.DataLoader (and torch.utils.data.DataLoader) parameters.
+type LoaderOptions struct {
+	// BatchSize is the number of seed nodes per batch; 0 means 1, the
+	// default of DGL and PyTorch. Negative is an error.
+	BatchSize int
+	// Shuffle visits the seeds in a new random order every epoch, drawn from
+	// Seed and the epoch number.
+	Shuffle bool
+	// DropLast drops the last batch of an epoch when it is smaller than
+	// BatchSize.
+	DropLast bool
+	// NumWorkers is the number of goroutines sampling batches ahead of the
+	// consumer; 0 samples each batch in the goroutine that calls Next.
+	// Batches come out in order and are identical for every NumWorkers.
+	NumWorkers int
+	// PrefetchFactor is the number of batches each worker may sample ahead
+	// (PyTorch's prefetch_factor); 0 means 2. Ignored when NumWorkers is 0.
+	PrefetchFactor int
+	// Seed seeds the shuffle and, with the epoch number, the sampler (see
+	// EpochSeed).
+	Seed int64
+	// PrefetchNodeFeats names node data gathered for the input nodes into
+	// blocks[0].SrcData (DGL's prefetch_node_feats).
+	PrefetchNodeFeats []string
+	// PrefetchLabels names node data gathered for the output nodes into the
+	// last block's DstData (DGL's prefetch_labels).
+	PrefetchLabels []string
+	// PrefetchEdgeFeats names edge data gathered for the sampled edges of
+	// every block into its EData (DGL's prefetch_edge_feats).
+	PrefetchEdgeFeats []string
+}
+
+// DataLoader iterates over minibatches of seed nodes, sampling their blocks
+// and gathering their features (DGL's dgl.dataloading.DataLoader over a
+// NeighborSampler). Use it as
+//
+//	for loader.Next() {
+//		input, output, blocks := loader.InputNodes(), loader.OutputNodes(), loader.Blocks()
+//		...
+//	}
+//	if err := loader.Err(); err != nil { ... }
+//
+// Each run of Next until it returns false is one epoch; the following call
+// to Next starts the next epoch (new shuffle, new samples). Next stops, and
+// Err returns the context's error, when the running evaluation is cancelled
+// (runctx, Ctrl-C in the shell); the batches handed out so far stay valid.
+// A DataLoader is not safe for concurrent use; its workers are internal.
+type DataLoader struct {
+	src *source
+	ctl *control
+
+	nextEpoch int
+	cur       *epochRun
+	batch     *batchResult
+	err       error
+	closed    bool
+	cleanup   runtime.Cleanup
+}
+
+// source is what producing a batch needs; workers hold it, never the
+// DataLoader, so that an abandoned DataLoader can be collected and its
+// cleanup can stop them.
+type source struct {
+	g         *graph.Graph
+	seeds     []int64
+	sampler   Sampler
+	opts      LoaderOptions
+	nodeFeats []*tensor.Tensor // detached node data, as opts.PrefetchNodeFeats
+	labels    []*tensor.Tensor
+	edgeFeats []*tensor.Tensor
+}
+
+// control lets the DataLoader's cleanup stop the running pipeline.
+type control struct {
+	mu   sync.Mutex
+	pipe *pipeline
+}
+
+func (c *control) set(p *pipeline) {
+	c.mu.Lock()
+	old := c.pipe
+	c.pipe = p
+	c.mu.Unlock()
+	if old != nil {
+		old.shutdown()
+	}
+}
+
+// epochRun is one epoch in progress.
+type epochRun struct {
+	epoch      int
+	order      []int64 // seed ids in this epoch's order
+	epochSeed  uint64
+	numBatches int
+	next       int // index of the next batch to hand out
+	pipe       *pipeline
+}
+
+// batchResult is one produced minibatch.
+type batchResult struct {
+	index         int
+	blocks        []*graph.Block
+	input, lastIn *tensor.Tensor // source ids of the first and last block
+	output        *tensor.Tensor // made from lastIn on first use
+}
+
+// NewDataLoader returns a DataLoader over the seed node ids of g (copied) that
+// samples with sampler. It checks everything up front and returns an error
+// that names the argument: a seed id outside [0, NumNodes) (naming the id),
+// a negative BatchSize, NumWorkers or PrefetchFactor, node or edge data to
+// prefetch that g lacks, and the sampler's own options (a sampler with a
+// Validate(*graph.Graph) error method, such as NeighborSampler, is validated
+// against g, weights included). Errors wrap ErrArgument.
+func NewDataLoader(g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOptions) (*DataLoader, error) {
+	const name = "sampling.NewDataLoader"
+	if g == nil {
+		return nil, fmt.Errorf("%s: the graph is nil: %w", name, ErrArgument)
+	}
+	if sampler == nil {
+		return nil, fmt.Errorf("%s: the sampler is nil: %w", name, ErrArgument)
+	}
+	if !g.IsHomogeneous() {
+		return nil, fmt.Errorf("%s: %w; the DataLoader takes a homogeneous graph", name, graph.ErrHetero)
+	}
+	if opts.BatchSize < 0 || opts.NumWorkers < 0 || opts.PrefetchFactor < 0 {
+		return nil, fmt.Errorf("%s: BatchSize (%d), NumWorkers (%d) and PrefetchFactor (%d) must be >= 0: %w",
+			name, opts.BatchSize, opts.NumWorkers, opts.PrefetchFactor, ErrArgument)
+	}
+	if opts.BatchSize == 0 {
+		opts.BatchSize = 1
+	}
+	if opts.PrefetchFactor == 0 {
+		opts.PrefetchFactor = 2
+	}
+	if err := checkSeeds(name, seeds, g.NumNodes()); err != nil {
+		return nil, err
+	}
+	if v, ok := sampler.(interface{ Validate(*graph.Graph) error }); ok {
+		if err := v.Validate(g); err != nil {
+			return nil, err
+		}
+	}
+	s := &source{g: g, seeds: append([]int64(nil), seeds...), sampler: sampler, opts: opts}
+	for _, n := range opts.PrefetchNodeFeats {
+		if !g.HasNData(n) {
+			return nil, fmt.Errorf("%s: PrefetchNodeFeats: no node data %q (have %v): %w", name, n, g.NDataNames(), ErrArgument)
+		}
+		s.nodeFeats = append(s.nodeFeats, g.NData(n).Detach())
+	}
+	for _, n := range opts.PrefetchLabels {
+		if !g.HasNData(n) {
+			return nil, fmt.Errorf("%s: PrefetchLabels: no node data %q (have %v): %w", name, n, g.NDataNames(), ErrArgument)
+		}
+		s.labels = append(s.labels, g.NData(n).Detach())
+	}
+	for _, n := range opts.PrefetchEdgeFeats {
+		if !g.HasEData(n) {
+			return nil, fmt.Errorf("%s: PrefetchEdgeFeats: no edge data %q (have %v): %w", name, n, g.EDataNames(), ErrArgument)
+		}
+		s.edgeFeats = append(s.edgeFeats, g.EData(n).Detach())
+	}
+	bytes := int64(len(s.seeds)) * 8
+	tensor.CountBytes("cpu", bytes)
+	dl := &DataLoader{src: s, ctl: &control{}}
+	runtime.AddCleanup(s, func(n int64) { tensor.CountBytes("cpu", -n) }, bytes)
+	dl.cleanup = runtime.AddCleanup(dl, func(c *control) { c.set(nil) }, dl.ctl)
+	return dl, nil
+}
+
+// NewDataLoaderTensor is NewDataLoader with the seeds given as a tensor: a
+// 1-D int64 tensor of node ids (d.TrainIdx), or a bool mask of shape
+// (NumNodes) whose true entries are the seeds, in id order
+// (g.NData("train_mask")).
+func NewDataLoaderTensor(g *graph.Graph, seeds *tensor.Tensor, sampler Sampler, opts LoaderOptions) (*DataLoader, error) {
+	const name = "sampling.NewDataLoaderTensor"
+	if seeds == nil || g == nil {
+		return nil, fmt.Errorf("%s: the graph or the seeds are nil: %w", name, ErrArgument)
+	}
+	switch {
+	case seeds.DType() == tensor.Int64 && seeds.Dim() == 1:
+		return NewDataLoader(g, seeds.Int64s(), sampler, opts)
+	case seeds.DType() == tensor.Bool && seeds.Dim() == 1 && g.IsHomogeneous() && seeds.Size(0) == g.NumNodes():
+		var ids []int64
+		for i, b := range seeds.Bools() {
+			if b {
+				ids = append(ids, int64(i))
+			}
+		}
+		return NewDataLoader(g, ids, sampler, opts)
+	}
+	return nil, fmt.Errorf("%s: seeds must be 1-D int64 node ids or a bool mask of shape (%d), got %s %v: %w",
+		name, g.NumNodes(), seeds.DType(), seeds.Shape(), ErrArgument)
+}
+
+// Len returns the number of batches per epoch: ceil(seeds / BatchSize), or
+// floor with DropLast.
+func (dl *DataLoader) Len() int {
+	n, b := len(dl.src.seeds), dl.src.opts.BatchSize
+	if dl.src.opts.DropLast {
+		return n / b
+	}
+	return (n + b - 1) / b
+}
+
+// NumSeeds returns the number of seed nodes.
+func (dl *DataLoader) NumSeeds() int { return len(dl.src.seeds) }
+
+// Options returns the options in use, defaults filled in.
+func (dl *DataLoader) Options() LoaderOptions { return dl.src.opts }
+
+// Epoch returns the number of the epoch in progress, or of the one the next
+// call to Next starts. Epochs are numbered from 0.
+func (dl *DataLoader) Epoch() int {
+	if dl.cur != nil {
+		return dl.cur.epoch
+	}
+	return dl.nextEpoch
+}
+
+// SetEpoch abandons the epoch in progress, if any, and makes the next call
+// to Next start epoch e (as DistributedSampler.set_epoch), which replays
+// that epoch's shuffle and samples exactly.
+func (dl *DataLoader) SetEpoch(e int) {
+	dl.Reset()
+	dl.nextEpoch = e
+}
+
+// Reset abandons the epoch in progress, stopping its workers; the next call
+// to Next starts a new epoch.
+func (dl *DataLoader) Reset() {
+	if dl.cur != nil {
+		dl.finish(nil)
+	}
+}
+
+// Next advances to the next batch and reports whether there is one. At the
+// end of an epoch, on an error and on cancellation it stops the workers
+// (none is left running) and returns false; Err tells which. The next call
+// after false starts a new epoch.
+func (dl *DataLoader) Next() bool {
+	if dl.closed {
+		dl.err = ErrClosed
+		return false
+	}
+	if err := runctx.Err(); err != nil {
+		dl.finish(err)
+		return false
+	}
+	if dl.cur == nil {
+		dl.start()
+	}
+	r := dl.cur
+	if r.next >= r.numBatches {
+		dl.finish(nil)
+		return false
+	}
+	var b *batchResult
+	var err error
+	if r.pipe != nil {
+		b, err = r.pipe.receive()
+	} else {
+		b, err = dl.src.produce(r, r.next)
+	}
+	if err != nil {
+		dl.finish(err)
+		return false
+	}
+	r.next++
+	dl.batch = b
+	return true
+}
+
+// start begins epoch dl.nextEpoch.
+func (dl *DataLoader) start() {
+	s := dl.src
+	r := &epochRun{epoch: dl.nextEpoch, epochSeed: EpochSeed(s.opts.Seed, dl.nextEpoch), numBatches: dl.Len()}
+	dl.nextEpoch++
+	dl.err, dl.batch = nil, nil
+	r.order = s.seeds
+	if s.opts.Shuffle {
+		r.order = append([]int64(nil), s.seeds...)
+		rng := rand.New(rand.NewPCG(uint64(s.opts.Seed), mix64(uint64(r.epoch)+golden)))
+		rng.Shuffle(len(r.order), func(i, j int) { r.order[i], r.order[j] = r.order[j], r.order[i] })
+	}
+	if s.opts.NumWorkers > 0 && r.numBatches > 0 {
+		r.pipe = startPipeline(s, r, s.opts.NumWorkers, s.opts.NumWorkers*s.opts.PrefetchFactor)
+		dl.ctl.set(r.pipe)
+	}
+	dl.cur = r
+}
+
+// finish ends the epoch in progress with err, stopping and joining its
+// workers.
+func (dl *DataLoader) finish(err error) {
+	if dl.cur != nil && dl.cur.pipe != nil {
+		dl.ctl.set(nil)
+	}
+	dl.cur, dl.batch, dl.err = nil, nil, err
+}
+
+// Err returns the error that ended the last epoch early: a sampling error,
+// the context's error (context.Canceled) after an interrupt, or ErrClosed;
+// nil after a complete epoch.
+func (dl *DataLoader) Err() error { return dl.err }
+
+// Close stops the workers and ends the DataLoader: Next returns false from
+// then on and Err returns ErrClosed. Closing twice is harmless.
+func (dl *DataLoader) Close() error {
+	dl.Reset()
+	dl.closed = true
+	dl.cleanup.Stop()
+	return nil
+}
+
+// Blocks returns the current batch's blocks, input layer first (nil before
+// the first Next and after it returns false).
+func (dl *DataLoader) Blocks() []*graph.Block {
+	if dl.batch == nil {
+		return nil
+	}
+	return dl.batch.blocks
+}
+
+// InputNodes returns the parent ids of the current batch's input nodes
+// (blocks[0]'s source nodes), (N_in) int64.
+func (dl *DataLoader) InputNodes() *tensor.Tensor {
+	if dl.batch == nil {
+		return nil
+	}
+	return dl.batch.input
+}
+
+// OutputNodes returns the parent ids of the current batch's seed nodes (the
+// last block's destination nodes), (N_out) int64.
+func (dl *DataLoader) OutputNodes() *tensor.Tensor {
+	b := dl.batch
+	if b == nil {
+		return nil
+	}
+	if b.output == nil {
+		// Narrow here rather than in a worker, so that op hooks (the
+		// profiler) only see the consumer's goroutine.
+		b.output = tensor.Narrow(b.lastIn, 0, b.blocks[len(b.blocks)-1].NumDstNodes())
+	}
+	return b.output
+}
+
+// BatchIndex returns the index of the current batch within its epoch, or -1
+// when there is none.
+func (dl *DataLoader) BatchIndex() int {
+	if dl.batch == nil {
+		return -1
+	}
+	return dl.batch.index
+}
+
+// String describes the loader in one line.
+func (dl *DataLoader) String() string {
+	o := dl.src.opts
+	return fmt.Sprintf("DataLoader(num_seeds=%d, batch_size=%d, num_batches=%d, shuffle=%v, drop_last=%v, num_workers=%d)",
+		len(dl.src.seeds), o.BatchSize, dl.Len(), o.Shuffle, o.DropLast, o.NumWorkers)
+}
+
+// produce samples batch i of run r and gathers its features. It recovers a
+// panic (from a user-written Sampler) into an error, since it may run in a
+// worker goroutine that no front end can recover.
+func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			b, err = nil, fmt.Errorf("sampling.DataLoader: batch %d of epoch %d: panic: %v", i, r.epoch, p)
+		}
+	}()
+	bs := s.opts.BatchSize
+	lo, hi := i*bs, min((i+1)*bs, len(r.order))
+	seeds := r.order[lo:hi:hi]
+	blocks, err := s.sampler.SampleBlocks(s.g, seeds, r.epochSeed)
+	if err != nil {
+		return nil, err
+	}
+	if len(blocks) == 0 {
+		return nil, fmt.Errorf("sampling.DataLoader: the sampler returned no blocks")
+	}
+	first, last := blocks[0], blocks[len(blocks)-1]
+	input := parentIDs(first)
+	lastIn := input
+	if len(blocks) > 1 {
+		lastIn = parentIDs(last)
+	}
+	b = &batchResult{index: i, blocks: blocks, input: input, lastIn: lastIn}
+	for k, t := range s.nodeFeats {
+		if err := first.SetSrcData(s.opts.PrefetchNodeFeats[k], gatherRows(t, first.SrcNodeIDs())); err != nil {
+			return nil, err
+		}
+	}
+	for k, t := range s.labels {
+		if err := last.SetDstData(s.opts.PrefetchLabels[k], gatherRows(t, last.DstNodeIDs())); err != nil {
+			return nil, err
+		}
+	}
+	if len(s.edgeFeats) > 0 {
+		for _, blk := range blocks {
+			e := blk.EIDs()
+			if e == nil {
+				return nil, fmt.Errorf("sampling.DataLoader: PrefetchEdgeFeats needs parent edge ids, but the sampler recorded none")
+			}
+			for k, t := range s.edgeFeats {
+				if err := blk.SetEData(s.opts.PrefetchEdgeFeats[k], gatherRows(t, e.Int64s())); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return b, nil
+}
+
+// parentIDs returns a block's source node ids as a tensor: its
+// SrcData(graph.NID) when the sampler stored it, else a new wrapper.
+func parentIDs(b *graph.Block) *tensor.Tensor {
+	var t *tensor.Tensor
+	if tensor.Catch(func() { t = b.SrcData(graph.NID) }) == nil && t != nil {
+		return t
+	}
+	return b.SrcNodes()
+}

@@ -1,0 +1,237 @@
+package sampling
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/runctx"
+	"github.com/gnnrepl/gnnrepl/tensor"
+)
+
+// ErrArgument is wrapped by every error about an invalid option, seed id or
+// data name.
+var ErrArgument = errors.New("invalid argument")
+
+// Sampler turns seed nodes into the blocks of a multi-layer GNN (DGL's
+// BlockSampler.sample_blocks).
+type Sampler interface {
+	// SampleBlocks returns one block per layer for the seeds of g: blocks[0]
+	// is the input layer, and the destination nodes of the last block are
+	// the seeds, in order. The sample is a function of (g, epochSeed) and
+	// each node's id only, never of which other seeds are in the call.
+	SampleBlocks(g *graph.Graph, seeds []int64, epochSeed uint64) ([]*graph.Block, error)
+}
+
+var (
+	_ Sampler = NeighborSampler{}
+	_ Sampler = MultiLayerFullNeighborSampler{}
+)
+
+// NeighborSampler samples a fixed number of neighbours per node and layer,
+// as DGL's dgl.dataloading.NeighborSampler(fanouts, edge_dir, prob,
+// replace) (Hamilton et al., "Inductive Representation Learning on Large
+// Graphs", NeurIPS 2017).
+//
+// Fanouts lists the number of neighbours to sample per layer, input layer
+// first: Fanouts[i] is used for blocks[i], so sampling starts with the last
+// fanout at the seeds and proceeds towards the input. A fanout of -1 takes
+// all neighbours.
+//
+// EdgeDir is "in" (the default when empty): a node's neighbours are the
+// sources of its in-edges, and messages flow along the edges. With "out" a
+// node's neighbours are the destinations of its out-edges, and messages
+// flow from them to the node, against the direction of the parent edges
+// (the block edge u -> v stands for the parent edge v -> u, whose id it
+// records).
+//
+// Prob names float32 edge data of shape (E) or (E, 1) holding non-negative
+// sampling weights; "" samples uniformly. An edge is picked with probability
+// proportional to its weight (without replacement by A-ES); an edge of
+// weight 0 is never picked, even with fanout -1, so a node may get fewer
+// edges than its fanout.
+//
+// Replace samples with replacement: a node with at least one neighbour gets
+// exactly fanout edges (repeats possible). Without replacement a node gets
+// min(fanout, degree) distinct edges, each neighbour once when the fanout
+// is at least the degree.
+//
+// The zero value is not usable: Fanouts must have at least one entry.
+type NeighborSampler struct {
+	Fanouts []int
+	EdgeDir string
+	Prob    string
+	Replace bool
+}
+
+// NumLayers returns len(s.Fanouts).
+func (s NeighborSampler) NumLayers() int { return len(s.Fanouts) }
+
+// prepared is a checked sampler bound to a graph.
+type prepared struct {
+	adj      *tensor.Adj
+	weights  []float32
+	numNodes int
+}
+
+// prepare checks the options against g without scanning the weights and
+// returns what sampling needs.
+func (s NeighborSampler) prepare(g *graph.Graph) (*prepared, error) {
+	const name = "sampling.NeighborSampler"
+	if g == nil {
+		return nil, fmt.Errorf("%s: the graph is nil: %w", name, ErrArgument)
+	}
+	if !g.IsHomogeneous() {
+		return nil, fmt.Errorf("%s: %w (node types %v, edge types %v); sample a homogeneous graph",
+			name, graph.ErrHetero, g.NTypes(), g.ETypes())
+	}
+	if len(s.Fanouts) == 0 {
+		return nil, fmt.Errorf("%s: Fanouts is empty; give one fanout per layer (a count >= 0, or -1 for all neighbours): %w", name, ErrArgument)
+	}
+	for i, f := range s.Fanouts {
+		if f < -1 {
+			return nil, fmt.Errorf("%s: Fanouts[%d] = %d; a fanout is a count >= 0, or -1 for all neighbours: %w", name, i, f, ErrArgument)
+		}
+	}
+	p := &prepared{numNodes: g.NumNodes()}
+	switch s.EdgeDir {
+	case "", "in":
+		p.adj = g.Adj()
+	case "out":
+		p.adj = g.OutAdj()
+	default:
+		return nil, fmt.Errorf("%s: EdgeDir %q; want \"in\" (the default) or \"out\": %w", name, s.EdgeDir, ErrArgument)
+	}
+	if s.Prob != "" {
+		if !g.HasEData(s.Prob) {
+			return nil, fmt.Errorf("%s: Prob %q is not edge data of the graph (have %v): %w", name, s.Prob, g.EDataNames(), ErrArgument)
+		}
+		t := g.EData(s.Prob)
+		sh := t.Shape()
+		if t.DType() != tensor.Float32 || !(len(sh) == 1 || len(sh) == 2 && sh[1] == 1) {
+			return nil, fmt.Errorf("%s: Prob %q must be float32 of shape (%d) or (%d, 1), got %s %v: %w",
+				name, s.Prob, g.NumEdges(), g.NumEdges(), t.DType(), sh, ErrArgument)
+		}
+		p.weights = t.Float32s()
+	}
+	return p, nil
+}
+
+// Validate checks the options against g as SampleBlocks does and also scans
+// every weight of Prob, returning an error naming the first edge whose
+// weight is negative, NaN or infinite. DataLoader calls it once at
+// construction; SampleBlocks checks only the weights it reads.
+func (s NeighborSampler) Validate(g *graph.Graph) error {
+	p, err := s.prepare(g)
+	if err != nil {
+		return err
+	}
+	for e, w := range p.weights {
+		if !validWeight(w) {
+			return fmt.Errorf("sampling.NeighborSampler: Prob %q: edge %d has weight %g; weights must be finite and >= 0: %w",
+				s.Prob, e, w, ErrArgument)
+		}
+	}
+	return nil
+}
+
+// checkSeeds returns an error naming the first seed outside [0, n).
+func checkSeeds(op string, seeds []int64, n int) error {
+	for i, v := range seeds {
+		if v < 0 || v >= int64(n) {
+			return fmt.Errorf("%s: seed node id %d (position %d) is outside [0, %d): %w", op, v, i, n, ErrArgument)
+		}
+	}
+	return nil
+}
+
+// SampleBlocks samples len(Fanouts) layers of neighbours of seeds in g and
+// returns the blocks, input layer first (see Sampler). Block i has the
+// source nodes of block i+1 as its destination nodes; the last block's
+// destination nodes are seeds. Every block holds the parent ids of its
+// source nodes (SrcData(graph.NID)) and edges (EData(graph.EID)).
+//
+// The neighbours of node v in layer i are drawn from a random stream keyed
+// by (epochSeed, i, v), so they do not depend on the other seeds. Errors
+// name an invalid option, a seed id outside [0, NumNodes), or an invalid
+// weight met while sampling; a cancelled evaluation (runctx) stops it
+// between layers with the context's error.
+func (s NeighborSampler) SampleBlocks(g *graph.Graph, seeds []int64, epochSeed uint64) ([]*graph.Block, error) {
+	p, err := s.prepare(g)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSeeds("sampling.NeighborSampler.SampleBlocks", seeds, p.numNodes); err != nil {
+		return nil, err
+	}
+	return s.sample(p, seeds, epochSeed)
+}
+
+// sample runs the layers of a prepared sampler over valid seeds.
+func (s NeighborSampler) sample(p *prepared, seeds []int64, epochSeed uint64) ([]*graph.Block, error) {
+	ws := getWorkspace(p.numNodes)
+	defer func() {
+		ws.account()
+		putWorkspace(ws)
+	}()
+	blocks := make([]*graph.Block, len(s.Fanouts))
+	dst := seeds
+	for l := len(s.Fanouts) - 1; l >= 0; l-- {
+		if err := runctx.Err(); err != nil {
+			return nil, err
+		}
+		c := &layerSpec{adj: p.adj, weights: p.weights, probName: s.Prob, fanout: s.Fanouts[l],
+			replace: s.Replace, key: layerKey(epochSeed, l)}
+		b, err := sampleLayer(ws, c, dst)
+		if err != nil {
+			return nil, err
+		}
+		blocks[l] = b
+		dst = b.SrcNodeIDs()
+	}
+	return blocks, nil
+}
+
+// MultiLayerFullNeighborSampler takes every neighbour of every node in each
+// of NumLayers layers (DGL's dgl.dataloading.MultiLayerFullNeighborSampler),
+// for inference and full-neighbourhood training. EdgeDir is as in
+// NeighborSampler. The blocks carry parent node and edge ids.
+type MultiLayerFullNeighborSampler struct {
+	NumLayers int
+	EdgeDir   string
+}
+
+// FullNeighborSampler is another name for MultiLayerFullNeighborSampler.
+type FullNeighborSampler = MultiLayerFullNeighborSampler
+
+// neighbor returns the equivalent NeighborSampler (fanout -1 everywhere).
+func (s MultiLayerFullNeighborSampler) neighbor() (NeighborSampler, error) {
+	if s.NumLayers < 1 {
+		return NeighborSampler{}, fmt.Errorf("sampling.MultiLayerFullNeighborSampler: NumLayers = %d; want at least 1: %w", s.NumLayers, ErrArgument)
+	}
+	f := make([]int, s.NumLayers)
+	for i := range f {
+		f[i] = -1
+	}
+	return NeighborSampler{Fanouts: f, EdgeDir: s.EdgeDir}, nil
+}
+
+// SampleBlocks returns NumLayers blocks holding all in-edges (or out-edges)
+// of their destination nodes; epochSeed is unused. See
+// NeighborSampler.SampleBlocks for the layout and the errors.
+func (s MultiLayerFullNeighborSampler) SampleBlocks(g *graph.Graph, seeds []int64, epochSeed uint64) ([]*graph.Block, error) {
+	ns, err := s.neighbor()
+	if err != nil {
+		return nil, err
+	}
+	return ns.SampleBlocks(g, seeds, epochSeed)
+}
+
+// Validate checks NumLayers and EdgeDir against g.
+func (s MultiLayerFullNeighborSampler) Validate(g *graph.Graph) error {
+	ns, err := s.neighbor()
+	if err != nil {
+		return err
+	}
+	return ns.Validate(g)
+}

@@ -1,0 +1,70 @@
+package sampling
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gnnrepl/gnnrepl/tensor"
+)
+
+// workspace holds the scratch buffers of one sampling call: the dense
+// relabelling marker (one entry per graph node, zero between calls) and
+// per-node scratch for choosing neighbours. Workspaces live in wsPool, so a
+// call allocates nothing per edge once the buffers have grown.
+type workspace struct {
+	// mark[v] is 1 + v's local id in the block being built, or 0.
+	mark []int32
+	// src collects the block's source nodes before they are copied out.
+	src []int64
+	// pos holds chosen positions of one node (or a permutation scratch).
+	pos []int64
+	// keys and cum hold A-ES keys and prefix sums of one node's weights.
+	keys []float64
+	cum  []float64
+	// acct is the byte count reported to tensor.CountBytes, released by a
+	// cleanup when the workspace is collected.
+	acct *atomic.Int64
+}
+
+var wsPool sync.Pool
+
+// getWorkspace returns a workspace whose marker covers numNodes nodes.
+func getWorkspace(numNodes int) *workspace {
+	ws, _ := wsPool.Get().(*workspace)
+	if ws == nil {
+		ws = &workspace{acct: new(atomic.Int64)}
+		runtime.AddCleanup(ws, func(a *atomic.Int64) { tensor.CountBytes("cpu", -a.Load()) }, ws.acct)
+	}
+	if len(ws.mark) < numNodes {
+		ws.mark = make([]int32, numNodes)
+	}
+	ws.account()
+	return ws
+}
+
+func putWorkspace(ws *workspace) { wsPool.Put(ws) }
+
+// account updates the workspace's share of the cpu memory accounting after
+// its buffers grew.
+func (ws *workspace) account() {
+	n := int64(cap(ws.mark))*4 + int64(cap(ws.src)+cap(ws.pos))*8 + int64(cap(ws.keys)+cap(ws.cum))*8
+	if old := ws.acct.Swap(n); old != n {
+		tensor.CountBytes("cpu", n-old)
+	}
+}
+
+// growInt64 returns buf resliced to n entries, reallocated when too small.
+func growInt64(buf []int64, n int) []int64 {
+	if cap(buf) < n {
+		return make([]int64, n, max(n, 2*cap(buf)))
+	}
+	return buf[:n]
+}
+
+func growFloat64(buf []float64, n int) []float64 {
+	if cap(buf) < n {
+		return make([]float64, n, max(n, 2*cap(buf)))
+	}
+	return buf[:n]
+}
