@@ -23,6 +23,9 @@ type AdamParams struct {
 //	m = beta1*m + (1-beta1)*g;  v = beta2*v + (1-beta2)*g^2
 //	p -= lr/(1-beta1^t) * m / (sqrt(v)/sqrt(1-beta2^t) + eps)
 //
+// The scalars (1-beta1, 1-beta2, the bias corrections, the AdamW decay)
+// are computed in float64 and rounded once, as PyTorch does.
+//
 // Panics if s is nil, n < 0 or Step < 1.
 func AdamStep(s *Stream, p, g, m, v DevicePtr, n int, hp AdamParams) error {
 	mustStream("AdamStep", s)
@@ -36,12 +39,14 @@ func AdamStep(s *Stream, p, g, m, v DevicePtr, n int, hp AdamParams) error {
 	bc1 := 1 - math.Pow(hp.Beta1, float64(hp.Step))
 	bc2 := 1 - math.Pow(hp.Beta2, float64(hp.Step))
 	var adamw int32
+	decay := 1.0
 	if hp.Decoupled {
 		adamw = 1
+		decay = 1 - hp.LR*hp.WeightDecay
 	}
 	return launch(s, "adam", "gk_adam_f32", gridFor(int64(n), blockThreads), flat, 0,
-		p, g, m, v, int64(n), float32(hp.LR), float32(hp.Beta1), float32(hp.Beta2), float32(hp.Eps),
-		float32(hp.WeightDecay), float32(bc1), float32(bc2), adamw)
+		p, g, m, v, int64(n), float32(hp.Beta1), float32(hp.Beta2), float32(1-hp.Beta1), float32(1-hp.Beta2),
+		float32(hp.Eps), float32(hp.WeightDecay), float32(decay), float32(hp.LR/bc1), float32(math.Sqrt(bc2)), adamw)
 }
 
 // UnscaleF32 multiplies n float32 gradients g by invScale in place and sets

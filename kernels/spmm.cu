@@ -22,25 +22,27 @@ enum { RED_SUM = 0, RED_MEAN = 1, RED_MAX = 2 };
 
 // Accumulates the edges e = first, first + step, ... < end of one
 // destination into acc (and, for max, the first edge holding each maximum
-// into am), for the VEC features at f0 of head h. Four edges per iteration:
-// four independent row loads in flight.
+// into am), for the VEC features at f0 of head h. U edges per iteration
+// (4 for float32, 8 for 16-bit storage): U independent 16-byte row loads
+// in flight per lane.
 template <typename T, typename I, int RED, int VEC>
 __device__ __forceinline__ void spmm_accumulate(const I* __restrict__ indices, const float* __restrict__ w,
                                                 const T* __restrict__ x, i64 first, i64 end, int step, int F, int H,
                                                 int f0, int h, float* acc, i64* am) {
+  constexpr int U = sizeof(T) == 2 ? 8 : 4;
   i64 e = first;
-  for (; e + 3 * (i64)step < end; e += 4 * (i64)step) {
-    float vals[4][VEC];
-    float we[4];
+  for (; e + (U - 1) * (i64)step < end; e += U * (i64)step) {
+    float vals[U][VEC];
+    float we[U];
 #pragma unroll
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < U; k++) {
       const i64 ek = e + k * (i64)step;
       const i64 u = (i64)indices[ek];
       load_f32<T, VEC>(x + u * F + f0, vals[k]);
       we[k] = w ? w[ek * H + h] : 1.f;
     }
 #pragma unroll
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < U; k++) {
 #pragma unroll
       for (int j = 0; j < VEC; j++) {
         const float m = we[k] * vals[k][j];
