@@ -55,7 +55,7 @@ func validWeight(w float32) bool { return w >= 0 && w <= math.MaxFloat32 }
 // replacement it draws fanout edges with probability w / sum(w) by binary
 // search in the prefix sums. Zero-weight edges are never chosen, so a node
 // may get fewer than fanout edges, and none when all its weights are zero.
-func (c *layerSpec) choose(ws *workspace, v int64, nbr, eid []int64) (int, error) {
+func (c *layerSpec) choose(ws *scratch, v int64, nbr, eid []int64) (int, error) {
 	a := c.adj
 	lo, hi := a.Indptr[v], a.Indptr[v+1]
 	d := hi - lo
@@ -122,7 +122,7 @@ func (c *layerSpec) choose(ws *workspace, v int64, nbr, eid []int64) (int, error
 }
 
 // chooseWeighted is choose with per-edge weights.
-func (c *layerSpec) chooseWeighted(ws *workspace, v, lo, d int64, all bool, emit func(int, int64)) (int, error) {
+func (c *layerSpec) chooseWeighted(ws *scratch, v, lo, d int64, all bool, emit func(int, int64)) (int, error) {
 	a, w := c.adj, c.weights
 	weight := func(off int64) (float32, error) {
 		e := lo + off

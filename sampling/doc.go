@@ -23,7 +23,11 @@
 // DataLoader derives epochSeed from LoaderOptions.Seed and the epoch number,
 // so every epoch draws fresh samples.
 //
-// # Buffers
+// # Buffers and parallelism
+//
+// A large layer's neighbour picking is split over GOMAXPROCS goroutines by
+// ranges of destination nodes holding equal numbers of candidate edges;
+// the result is identical to picking in one goroutine.
 //
 // Relabelling uses a dense marker array with one int32 per graph node (no
 // Go map), kept with the other scratch buffers in a sync.Pool and reused

@@ -2,6 +2,7 @@ package sampling
 
 import (
 	"runtime"
+	"sync"
 
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -14,9 +15,11 @@ import (
 // appearance (destination order, then adjacency order); a neighbour that is
 // also a destination takes the destination's local id (its first one).
 //
-// It allocates the block's arrays (indptr (|dst|+1), indices and edge ids
-// (E), source ids) and nothing per edge; scratch comes from ws, whose marker
-// must be zero on entry and is zero again on return.
+// The picking is split over goroutines when the layer is large (see
+// pickParallel; the result is the same); the relabelling is one sequential
+// pass. It allocates the block's arrays (indptr (|dst|+1), indices and edge
+// ids (E), source ids) and nothing per edge; scratch comes from ws, whose
+// marker must be zero on entry and is zero again on return.
 func sampleLayer(ws *workspace, c *layerSpec, dst []int64) (*graph.Block, error) {
 	a := c.adj
 	nd := len(dst)
@@ -27,17 +30,15 @@ func sampleLayer(ws *workspace, c *layerSpec, dst []int64) (*graph.Block, error)
 	total := indptr[nd]
 	nbr := make([]int64, total)
 	eids := make([]int64, total)
-	// Pick into each node's slot, compacting in place: w never passes the
-	// node's own slot start, and later slots are not written yet.
-	w := int64(0)
-	for i, v := range dst {
-		room := c.capacity(a.Indptr[v+1] - a.Indptr[v])
-		n, err := c.choose(ws, v, nbr[w:w+room], eids[w:w+room])
-		if err != nil {
-			return nil, err
-		}
-		w += int64(n)
-		indptr[i+1] = w
+	var w int64
+	var err error
+	if p := pickProcs(total); p > 1 {
+		w, err = pickParallel(ws, c, dst, indptr, nbr, eids, p)
+	} else {
+		w, err = pickRange(&ws.scratch, c, dst, 0, nd, 0, indptr, nbr, eids)
+	}
+	if err != nil {
+		return nil, err
 	}
 	nbr, eids = nbr[:w:w], eids[:w:w]
 
@@ -81,4 +82,111 @@ func sampleLayer(ws *workspace, c *layerSpec, dst []int64) (*graph.Block, error)
 	tensor.CountBytes("cpu", n)
 	runtime.AddCleanup(b, func(n int64) { tensor.CountBytes("cpu", -n) }, n)
 	return b, nil
+}
+
+// parallelEdges is the number of candidate edges in a layer from which the
+// picking is split over goroutines; maxProcs, when set, replaces GOMAXPROCS
+// as their number (tests set both to force either path).
+var (
+	parallelEdges int64 = 1 << 14
+	maxProcs            = 0 // 0: GOMAXPROCS
+)
+
+// pickProcs returns how many goroutines pick a layer of total candidate
+// edges.
+func pickProcs(total int64) int {
+	p := runtime.GOMAXPROCS(0)
+	if maxProcs > 0 {
+		p = maxProcs
+	}
+	if total < parallelEdges {
+		return 1
+	}
+	return int(min(int64(p), total/(parallelEdges/4)))
+}
+
+// pickRange picks the neighbours of dst[lo:hi] into nbr and eids from
+// position start (the capacity prefix sum at lo) on, compacting in place:
+// node i's edges end at the position stored in indptr[i+1], and the last
+// one is returned. It writes only indptr[lo+1:hi+1] and the slots of its
+// range's capacity.
+func pickRange(s *scratch, c *layerSpec, dst []int64, lo, hi int, start int64, indptr, nbr, eids []int64) (int64, error) {
+	a := c.adj
+	w := start
+	for i := lo; i < hi; i++ {
+		v := dst[i]
+		room := c.capacity(a.Indptr[v+1] - a.Indptr[v])
+		n, err := c.choose(s, v, nbr[w:w+room], eids[w:w+room])
+		if err != nil {
+			return 0, err
+		}
+		w += int64(n)
+		indptr[i+1] = w
+	}
+	return w, nil
+}
+
+// pickParallel is pickRange over all of dst on p goroutines, each taking a
+// contiguous range of destinations holding about the same number of
+// candidate edges (split by edges, not nodes, so that hubs do not stall
+// one goroutine). Ranges that came out short (zero weights) are moved down
+// afterwards, so the result is the same as one pickRange over everything.
+func pickParallel(ws *workspace, c *layerSpec, dst []int64, indptr, nbr, eids []int64, p int) (int64, error) {
+	nd := len(dst)
+	total := indptr[nd]
+	// bounds[k] is the first destination of range k.
+	bounds := make([]int, p+1)
+	for k := 1; k < p; k++ {
+		target := total * int64(k) / int64(p)
+		lo, hi := bounds[k-1], nd
+		for lo < hi { // first i with indptr[i] >= target
+			m := (lo + hi) / 2
+			if indptr[m] < target {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		bounds[k] = lo
+	}
+	bounds[p] = nd
+	starts := make([]int64, p+1)
+	for k := range starts {
+		starts[k] = indptr[bounds[k]]
+	}
+	ends := make([]int64, p)
+	errs := make([]error, p)
+	var wg sync.WaitGroup
+	run := func(k int, s *scratch) {
+		ends[k], errs[k] = pickRange(s, c, dst, bounds[k], bounds[k+1], starts[k], indptr, nbr, eids)
+	}
+	for k := 1; k < p; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := scratchPool.Get().(*scratch)
+			defer scratchPool.Put(s)
+			run(k, s)
+		}()
+	}
+	run(0, &ws.scratch)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return 0, err
+		}
+	}
+	// Join the ranges: move range k down to where range k-1 ended.
+	w := ends[0]
+	for k := 1; k < p; k++ {
+		if shift := starts[k] - w; shift > 0 {
+			copy(nbr[w:], nbr[starts[k]:ends[k]])
+			copy(eids[w:], eids[starts[k]:ends[k]])
+			for i := bounds[k] + 1; i <= bounds[k+1]; i++ {
+				indptr[i] -= shift
+			}
+		}
+		w += ends[k] - starts[k]
+	}
+	return w, nil
 }

@@ -3,6 +3,7 @@ package sampling
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/runctx"
@@ -94,6 +95,9 @@ func (s NeighborSampler) prepare(g *graph.Graph) (*prepared, error) {
 		}
 	}
 	p := &prepared{numNodes: g.NumNodes()}
+	if p.numNodes > math.MaxInt32 {
+		return nil, fmt.Errorf("%s: %d nodes; the sampler's int32 relabelling marker supports at most %d: %w", name, p.numNodes, math.MaxInt32, ErrArgument)
+	}
 	switch s.EdgeDir {
 	case "", "in":
 		p.adj = g.Adj()

@@ -456,3 +456,33 @@ func TestWorkspaceReuseAndAccounting(t *testing.T) {
 	}
 	putWorkspace(ws)
 }
+
+// TestParallelPickMatchesSequential checks that splitting the picking over
+// goroutines gives exactly the blocks of one goroutine.
+func TestParallelPickMatchesSequential(t *testing.T) {
+	g := weighted(t, powerLaw(t, 4000, 60000, 21))
+	seeds := rangeIDs(0, 1500)
+	defer func(pe int64, mp int) { parallelEdges, maxProcs = pe, mp }(parallelEdges, maxProcs)
+	for _, s := range []NeighborSampler{
+		{Fanouts: []int{15, 10, 5}},
+		{Fanouts: []int{5, 5}, Replace: true},
+		{Fanouts: []int{10, 4}, Prob: "w"}, // zero weights: short ranges to join
+		{Fanouts: []int{-1, 3}, Prob: "w", EdgeDir: "out"},
+	} {
+		parallelEdges, maxProcs = 1<<62, 1
+		ref := mustSample(t, s, g, seeds, 3)
+		for _, p := range []int{2, 3, 7} {
+			parallelEdges, maxProcs = 64, p
+			got := mustSample(t, s, g, seeds, 3)
+			checkBlocks(t, g, s, seeds, got)
+			for l := range ref {
+				a, b := ref[l].Adj(), got[l].Adj()
+				if !slices.Equal(a.Indptr, b.Indptr) || !slices.Equal(a.Indices, b.Indices) ||
+					!slices.Equal(ref[l].EIDs().Int64s(), got[l].EIDs().Int64s()) ||
+					!slices.Equal(ref[l].SrcNodeIDs(), got[l].SrcNodeIDs()) {
+					t.Fatalf("%+v, %d goroutines: block %d differs from one goroutine", s, p, l)
+				}
+			}
+		}
+	}
+}

@@ -17,17 +17,30 @@ type workspace struct {
 	mark []int32
 	// src collects the block's source nodes before they are copied out.
 	src []int64
-	// pos holds chosen positions of one node (or a permutation scratch).
-	pos []int64
-	// keys and cum hold A-ES keys and prefix sums of one node's weights.
-	keys []float64
-	cum  []float64
+	// scratch serves the picking of the calling goroutine; helpers take
+	// theirs from scratchPool.
+	scratch
 	// acct is the byte count reported to tensor.CountBytes, released by a
 	// cleanup when the workspace is collected.
 	acct *atomic.Int64
 }
 
-var wsPool sync.Pool
+// scratch holds the buffers one goroutine needs to pick the neighbours of
+// one node at a time.
+type scratch struct {
+	// pos holds chosen positions of one node (or a permutation scratch).
+	pos []int64
+	// keys and cum hold A-ES keys and prefix sums of one node's weights.
+	keys []float64
+	cum  []float64
+}
+
+func (s *scratch) bytes() int64 { return int64(cap(s.pos)+cap(s.keys)+cap(s.cum)) * 8 }
+
+var (
+	wsPool      sync.Pool
+	scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+)
 
 // getWorkspace returns a workspace whose marker covers numNodes nodes.
 func getWorkspace(numNodes int) *workspace {
@@ -48,7 +61,7 @@ func putWorkspace(ws *workspace) { wsPool.Put(ws) }
 // account updates the workspace's share of the cpu memory accounting after
 // its buffers grew.
 func (ws *workspace) account() {
-	n := int64(cap(ws.mark))*4 + int64(cap(ws.src)+cap(ws.pos))*8 + int64(cap(ws.keys)+cap(ws.cum))*8
+	n := int64(cap(ws.mark))*4 + int64(cap(ws.src))*8 + ws.scratch.bytes()
 	if old := ws.acct.Swap(n); old != n {
 		tensor.CountBytes("cpu", n-old)
 	}
