@@ -46,6 +46,9 @@ type LoaderOptions struct {
 	// PrefetchEdgeFeats names edge data gathered for the sampled edges of
 	// every block into its EData (DGL's prefetch_edge_feats).
 	PrefetchEdgeFeats []string
+	// Device is where batches are put (DGL's device): "" or "cpu"; other
+	// devices are rejected until the engine has them.
+	Device string
 }
 
 // DataLoader iterates over minibatches of seed nodes, sampling their blocks
@@ -143,6 +146,9 @@ func NewDataLoader(g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOp
 	if opts.BatchSize < 0 || opts.NumWorkers < 0 || opts.PrefetchFactor < 0 {
 		return nil, fmt.Errorf("%s: BatchSize (%d), NumWorkers (%d) and PrefetchFactor (%d) must be >= 0: %w",
 			name, opts.BatchSize, opts.NumWorkers, opts.PrefetchFactor, ErrArgument)
+	}
+	if opts.Device != "" && opts.Device != "cpu" {
+		return nil, fmt.Errorf("%s: Device %q; this build puts batches on \"cpu\" only: %w", name, opts.Device, ErrArgument)
 	}
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1

@@ -317,6 +317,7 @@ func TestLoaderErrors(t *testing.T) {
 		{[]int64{1}, s, LoaderOptions{PrefetchEdgeFeats: []string{"e"}}, `PrefetchEdgeFeats: no edge data "e"`},
 		{[]int64{1}, NeighborSampler{Fanouts: []int{-7}}, LoaderOptions{}, "Fanouts[0] = -7"},
 		{[]int64{1}, nil, LoaderOptions{}, "sampler is nil"},
+		{[]int64{1}, s, LoaderOptions{Device: "cuda"}, `Device "cuda"`},
 	}
 	for _, c := range cases {
 		_, err := NewDataLoader(g, c.seeds, c.s, c.o)
