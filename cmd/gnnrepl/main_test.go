@@ -1,0 +1,331 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+var binary string
+
+// TestMain builds gnnrepl once for the tests that run it as a process.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gnnrepl-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "gnnrepl")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building gnnrepl: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// command returns gnnrepl with args, in an environment of its own.
+func command(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = home
+	cmd.Env = append(os.Environ(),
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+		"GNNREPL_HISTORY="+filepath.Join(home, "history"),
+		"TERM=dumb",
+	)
+	return cmd
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+func TestRunScript(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.go")
+	os.WriteFile(good, []byte("import \"strings\"\n\nfunc shout(s string) string { return strings.ToUpper(s) }\n\nmsg := shout(\"ok\")\nfmt.Println(msg)\n"), 0o644)
+	cmd := command(t, "run", good)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || stdout.String() != "OK\n" {
+		t.Errorf("run good.go: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+
+	file := filepath.Join(dir, "main.go")
+	os.WriteFile(file, []byte("package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"from main\")\n}\n"), 0o644)
+	out, err := command(t, "run", file).Output()
+	if err != nil || string(out) != "from main\n" {
+		t.Errorf("run main.go: %v, %q", err, out)
+	}
+}
+
+func TestRunFailingScript(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, src, want string }{
+		{"compile.go", "x := 1\nfmt.Println(x, notDeclared)\nfmt.Println(\"not reached\")\n", "compile.go:2:16: undefined: notDeclared"},
+		{"panic.go", "func f() {\n\tpanic(\"broken\")\n}\nfmt.Println(\"before\")\nf()\n", "panic: broken"},
+	} {
+		path := filepath.Join(dir, c.name)
+		os.WriteFile(path, []byte(c.src), 0o644)
+		cmd := command(t, "run", path)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		if code := exitCode(err); code != 1 {
+			t.Errorf("%s: exit status %d (%v), want 1", c.name, code, err)
+		}
+		if !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%s: stderr %q lacks %q", c.name, stderr.String(), c.want)
+		}
+		if strings.Contains(stdout.String(), "not reached") {
+			t.Errorf("%s: ran past the error: %q", c.name, stdout.String())
+		}
+	}
+	if code := exitCode(command(t, "run", filepath.Join(dir, "missing.go")).Run()); code != 1 {
+		t.Errorf("missing file: exit status %d", code)
+	}
+}
+
+func TestRunStdin(t *testing.T) {
+	for _, args := range [][]string{{"run", "-"}, {"run"}} {
+		cmd := command(t, args...)
+		cmd.Stdin = strings.NewReader("a := 6\nb := 7\nfmt.Println(a * b)\n")
+		out, err := cmd.Output()
+		if err != nil || string(out) != "42\n" {
+			t.Errorf("%v: %v, %q", args, err, out)
+		}
+	}
+	cmd := command(t, "run", "-")
+	cmd.Stdin = strings.NewReader("var v int = \"s\"\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != 1 || !strings.Contains(stderr.String(), "stdin:1:") {
+		t.Errorf("failing stdin script: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestPipedShell: the shell with a piped stdin reads lines without prompts,
+// prints values, and stops with status 1 at the first error.
+func TestPipedShell(t *testing.T) {
+	cmd := command(t)
+	cmd.Stdin = strings.NewReader("x := 3\nfunc sq(n int) int {\n\treturn n * n\n}\nsq(x)\n:vars\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got, want := string(out), "9\nx  int  3\n"; got != want {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+
+	cmd = command(t)
+	cmd.Stdin = strings.NewReader("y := 1\ny + undefinedThing\nfmt.Println(\"not reached\")\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if code := exitCode(cmd.Run()); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	if !strings.Contains(stderr.String(), "input:1:5: undefined: undefinedThing") || stdout.Len() != 0 {
+		t.Errorf("stdout %q, stderr %q", stdout.String(), stderr.String())
+	}
+}
+
+func TestDoctor(t *testing.T) {
+	data := t.TempDir()
+	os.MkdirAll(filepath.Join(data, "cora"), 0o755)
+	os.WriteFile(filepath.Join(data, "cora", "ind.cora.x"), []byte("x"), 0o644)
+	out, err := command(t, "--data", data, "doctor").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Go runtime", "CPU BLAS", "CUDA driver", "data directory  " + data + " (--data)", "cora (1 files, 1 B)"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+	cmd := command(t, "doctor")
+	cmd.Env = append(cmd.Env, "GNNREPL_DATA="+data)
+	out, _ = cmd.Output()
+	if !strings.Contains(string(out), data+" (GNNREPL_DATA)") {
+		t.Errorf("doctor with GNNREPL_DATA:\n%s", out)
+	}
+}
+
+func TestDataFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		data string
+		rest []string
+	}{
+		{nil, "", nil},
+		{[]string{"--data", "d", "run", "f.go"}, "d", []string{"run", "f.go"}},
+		{[]string{"run", "--data=d", "f.go"}, "d", []string{"run", "f.go"}},
+		{[]string{"doctor", "-data", "d"}, "d", []string{"doctor"}},
+		{[]string{"kernel", "-f", "c.json"}, "", []string{"kernel", "-f", "c.json"}},
+	} {
+		data, rest, err := dataFlag(c.args)
+		if err != nil || data != c.data || !reflect.DeepEqual(rest, c.rest) {
+			t.Errorf("dataFlag(%q) = %q %q %v, want %q %q", c.args, data, rest, err, c.data, c.rest)
+		}
+	}
+	if _, _, err := dataFlag([]string{"--bogus"}); err == nil {
+		t.Error("dataFlag accepted --bogus")
+	}
+	if code := run([]string{"--bogus"}, os.Stdin, io.Discard, io.Discard); code != 2 {
+		t.Errorf("usage error: exit %d, want 2", code)
+	}
+}
+
+// terminal is a gnnrepl process on a pseudo-terminal, with its output
+// collected as it comes.
+type terminal struct {
+	t    *testing.T
+	tty  *os.File
+	mu   sync.Mutex
+	out  bytes.Buffer
+	seen int // output before this offset has been matched already
+}
+
+func (term *terminal) Write(p []byte) (int, error) {
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	return term.out.Write(p)
+}
+
+func (term *terminal) send(s string) {
+	term.t.Helper()
+	if _, err := term.tty.Write([]byte(s)); err != nil {
+		term.t.Fatalf("writing %q: %v", s, err)
+	}
+}
+
+// expect waits for want to appear in the output after what earlier calls
+// matched. The deadline only guards against a hung process.
+func (term *terminal) expect(want string) {
+	term.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		term.mu.Lock()
+		s := term.out.String()
+		i := strings.Index(s[term.seen:], want)
+		if i >= 0 {
+			term.seen += i + len(want)
+		}
+		term.mu.Unlock()
+		if i >= 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			term.t.Fatalf("no %q in the output after offset %d:\n%s", want, term.seen, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestShellPTY drives the interactive shell through a pseudo-terminal, as a
+// person would: lines, a multi-line function, tab completion, Ctrl-C during
+// a long interpreted loop and at the prompt, :quit.
+func TestShellPTY(t *testing.T) {
+	cmd := command(t)
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	term := &terminal{t: t, tty: tty}
+	copied := make(chan struct{})
+	go func() { io.Copy(term, tty); close(copied) }()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+		}
+	}()
+
+	term.expect("gnn> ")
+	term.send("x := 20\r")
+	term.expect("gnn> ")
+	term.send("func add(a, b int) int {\r")
+	term.expect("...> ")
+	term.send("return a + b\r")
+	term.expect("...> ")
+	term.send("}\r")
+	term.expect("gnn> ")
+	term.send("add(x, 22)\r")
+	term.expect("42")
+	term.expect("gnn> ")
+
+	// Ctrl-C during a long interpreted loop: the prompt comes back and the
+	// session keeps its variables.
+	term.send("n := 0\r")
+	term.expect("gnn> ")
+	term.send("fmt.Println(\"looping\"); for { n++ }\r")
+	term.expect("looping")
+	time.Sleep(100 * time.Millisecond)
+	term.send("\x03")
+	term.expect("interrupted")
+	term.expect("gnn> ")
+	term.send("x + 1\r")
+	term.expect("21")
+	term.send("n > 0\r")
+	term.expect("true")
+	term.expect("gnn> ")
+
+	// Ctrl-C at the prompt clears the line.
+	term.send("this is not go")
+	term.send("\x03")
+	term.expect("gnn> ")
+	term.send("x * 2\r")
+	term.expect("40")
+	term.expect("gnn> ")
+
+	// Tab completes a session function.
+	term.send("ad\t")
+	term.send("(1, 2)\r")
+	term.expect("3")
+	term.expect("gnn> ")
+
+	// An error prints with its position and the session goes on.
+	term.send("x + undefinedName\r")
+	term.expect("input:1:5: undefined: undefinedName")
+	term.expect("gnn> ")
+
+	term.send(":quit\r")
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the shell did not exit after :quit")
+	}
+	hist, err := os.ReadFile(filepath.Join(cmd.Dir, "history"))
+	if err != nil || !strings.Contains(string(hist), "add(x, 22)") {
+		t.Errorf("history file: %v %q", err, hist)
+	}
+}

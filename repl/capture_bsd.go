@@ -1,0 +1,9 @@
+//go:build darwin || freebsd
+
+package repl
+
+import "syscall"
+
+func dup(fd int) (int, error) { return syscall.Dup(fd) }
+
+func dup2(from, to int) error { return syscall.Dup2(from, to) }

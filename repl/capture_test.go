@@ -1,0 +1,46 @@
+//go:build linux || darwin || freebsd
+
+package repl
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+	"testing"
+)
+
+func TestCaptureFDs(t *testing.T) {
+	var out, errOut syncBuffer
+	c, err := CaptureFDs(&out, &errOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(os.Stdout, "compiled stdout")
+	fmt.Fprintln(os.Stderr, "compiled stderr")
+	syscall.Write(1, []byte("raw fd 1\n"))
+	// Interpreted code printing through a session whose Stdout is os.Stdout.
+	opts := DefaultOptions()
+	s, err := New(opts)
+	if err != nil {
+		c.Restore()
+		t.Fatal(err)
+	}
+	_, evalErr := s.Eval(context.Background(), `fmt.Println("interpreted")`)
+	fmt.Fprintln(c.Stderr, "not captured")
+	if err := c.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if evalErr != nil {
+		t.Fatal(evalErr)
+	}
+	if got, want := out.String(), "compiled stdout\nraw fd 1\ninterpreted\n"; got != want {
+		t.Errorf("stdout = %q, want %q", got, want)
+	}
+	if got, want := errOut.String(), "compiled stderr\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
+	if err := c.Restore(); err != nil {
+		t.Errorf("second Restore: %v", err)
+	}
+}
