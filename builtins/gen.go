@@ -5,6 +5,11 @@ package builtins
 // a package here is all it takes (then run `go generate ./builtins/`).
 //
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/runctx
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/tensor
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/graph
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/sampling
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/datasets
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/profile
 
 // The doc table must come after the symbol tables.
 //

@@ -26,7 +26,8 @@ func TestGeneratedUpToDate(t *testing.T) {
 		var buf bytes.Buffer
 		ext := extract.Extractor{Dest: "builtins"}
 		if _, err := ext.Extract(ip, "builtins", &buf); err != nil {
-			t.Fatalf("extract %s: %v", ip, err)
+			t.Errorf("extract %s: %v", ip, err)
+			continue
 		}
 		compare(t, name, buf.Bytes())
 	}

@@ -5,8 +5,8 @@ package builtins
 // preloaded g (a graph), sampler, model and opt. It is evaluated like a cell,
 // so it may mix imports, declarations and statements.
 //
-// TODO(lead): import tensor, graph, sampling, nn, optim and datasets and
-// preload g, sampler, model and opt when those packages land, e.g.
+// TODO(lead): import nn and optim when they land, and preload g, sampler,
+// model and opt, e.g.
 //
 //	g, err := datasets.Planetoid("cora", "")
 //	sampler := sampling.NeighborSampler{Fanouts: []int{15, 10}}
@@ -17,6 +17,11 @@ const Prelude = `import (
 	"math"
 	"time"
 
+	"github.com/gnnrepl/gnnrepl/datasets"
+	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/profile"
 	"github.com/gnnrepl/gnnrepl/runctx"
+	"github.com/gnnrepl/gnnrepl/sampling"
+	"github.com/gnnrepl/gnnrepl/tensor"
 )
 `

@@ -56,8 +56,9 @@ type Options struct {
 
 // DefaultOptions returns the options gnnrepl's front ends use: the builtins'
 // symbol tables (standard library and engine), prelude, docs and memory hook,
-// and the process's standard streams.
+// and the process's standard streams. It runs builtins.Setup (OpenBLAS).
 func DefaultOptions() Options {
+	builtins.Setup()
 	return Options{
 		Stdout:   os.Stdout,
 		Stderr:   os.Stderr,

@@ -1,5 +1,7 @@
 package main
 
-// setupEngine prepares the engine before a session starts: it is where the
-// CPU BLAS is chosen once the tensor package provides OpenBLAS.
-func setupEngine() {}
+import "github.com/gnnrepl/gnnrepl/builtins"
+
+// setupEngine prepares the engine before a session starts or doctor
+// reports: OpenBLAS when present (builtins.Setup).
+func setupEngine() { builtins.Setup() }
