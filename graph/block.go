@@ -18,6 +18,10 @@ type Block struct {
 	adj      *tensor.Adj
 	eids     []int64
 
+	// Tensors over srcNodes and eids, made once so that repeated calls
+	// neither allocate nor count the same bytes twice.
+	srcT, dstT, eidT *tensor.Tensor
+
 	srcdata, dstdata, edata dataMap
 }
 
@@ -37,8 +41,14 @@ func NewBlock(srcNodes []int64, numDst int, indptr, indices, parentEIDs []int64)
 	if parentEIDs != nil && len(parentEIDs) != len(indices) {
 		return nil, fmt.Errorf("graph.NewBlock: %d parent edge ids for %d edges", len(parentEIDs), len(indices))
 	}
-	return &Block{srcNodes: srcNodes, numDst: numDst, adj: adj, eids: parentEIDs,
-		srcdata: dataMap{}, dstdata: dataMap{}, edata: dataMap{}}, nil
+	b := &Block{srcNodes: srcNodes, numDst: numDst, adj: adj, eids: parentEIDs,
+		srcdata: dataMap{}, dstdata: dataMap{}, edata: dataMap{}}
+	b.srcT = tensor.FromInt64(srcNodes)
+	b.dstT = tensor.Narrow(b.srcT, 0, numDst)
+	if parentEIDs != nil {
+		b.eidT = tensor.FromInt64(parentEIDs)
+	}
+	return b, nil
 }
 
 // NumSrcNodes returns the number of source (input) nodes.
@@ -55,11 +65,11 @@ func (b *Block) Adj() *tensor.Adj { return b.adj }
 
 // SrcNodes returns the parent-graph ids of the source nodes, (NumSrc) int64
 // (block.srcdata[dgl.NID]); the first NumDstNodes are the destinations.
-func (b *Block) SrcNodes() *tensor.Tensor { return tensor.FromInt64(b.srcNodes) }
+func (b *Block) SrcNodes() *tensor.Tensor { return b.srcT }
 
 // DstNodes returns the parent-graph ids of the destination nodes, (NumDst)
 // int64.
-func (b *Block) DstNodes() *tensor.Tensor { return tensor.FromInt64(b.srcNodes[:b.numDst]) }
+func (b *Block) DstNodes() *tensor.Tensor { return b.dstT }
 
 // SrcNodeIDs and DstNodeIDs return the same ids as plain slices (shared).
 func (b *Block) SrcNodeIDs() []int64 { return b.srcNodes }
@@ -69,12 +79,7 @@ func (b *Block) DstNodeIDs() []int64 { return b.srcNodes[:b.numDst] }
 
 // EIDs returns the parent-graph edge id of every block edge, (E) int64
 // (block.edata[dgl.EID]), or nil when the sampler did not record them.
-func (b *Block) EIDs() *tensor.Tensor {
-	if b.eids == nil {
-		return nil
-	}
-	return tensor.FromInt64(b.eids)
-}
+func (b *Block) EIDs() *tensor.Tensor { return b.eidT }
 
 // InDegrees returns the number of sampled in-edges of each destination.
 func (b *Block) InDegrees() *tensor.Tensor { return tensor.FromInt64(b.adj.InDegrees()) }
@@ -90,6 +95,15 @@ func (b *Block) OutDegrees() *tensor.Tensor {
 
 // SrcData returns source node data name (block.srcdata[name]).
 func (b *Block) SrcData(name string) *tensor.Tensor { return b.srcdata.get("source node", name) }
+
+// HasSrcData reports whether source node data name exists.
+func (b *Block) HasSrcData(name string) bool { _, ok := b.srcdata[name]; return ok }
+
+// HasDstData reports whether destination node data name exists.
+func (b *Block) HasDstData(name string) bool { _, ok := b.dstdata[name]; return ok }
+
+// HasEData reports whether block edge data name exists.
+func (b *Block) HasEData(name string) bool { _, ok := b.edata[name]; return ok }
 
 // SetSrcData stores source node data ((NumSrc, ...) rows).
 func (b *Block) SetSrcData(name string, t *tensor.Tensor) error {

@@ -50,6 +50,8 @@ type relation struct {
 	dstN     int
 	edata    dataMap
 
+	edgesOnce       sync.Once
+	srcT, dstT      *tensor.Tensor
 	inOnce, outOnce sync.Once
 	in, out         *tensor.Adj
 }
@@ -230,14 +232,18 @@ func (g *Graph) NumDstNodes() int { return g.NumNodes() }
 // Edges returns the source and destination ids of every edge in edge-id
 // order as int64 tensors (E).
 func (g *Graph) Edges() (src, dst *tensor.Tensor) {
-	r := g.one("Edges")
-	return tensor.FromInt64(r.src), tensor.FromInt64(r.dst)
+	return g.one("Edges").edges()
+}
+
+// edges wraps the relation's id lists as tensors once (read-only views).
+func (r *relation) edges() (src, dst *tensor.Tensor) {
+	r.edgesOnce.Do(func() { r.srcT, r.dstT = tensor.FromInt64(r.src), tensor.FromInt64(r.dst) })
+	return r.srcT, r.dstT
 }
 
 // EdgesOf returns one edge type's source and destination ids.
 func (g *Graph) EdgesOf(etype string) (src, dst *tensor.Tensor) {
-	r := g.rel(etype)
-	return tensor.FromInt64(r.src), tensor.FromInt64(r.dst)
+	return g.rel(etype).edges()
 }
 
 // compress builds a major-by-key compressed adjacency of the edges
