@@ -127,7 +127,7 @@ func filterPrefix(names []string, prefix string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, n := range names {
-		if strings.HasPrefix(n, prefix) && !seen[n] {
+		if strings.HasPrefix(n, prefix) && !seen[n] && !strings.HasPrefix(n, "_gnnrepl") {
 			seen[n] = true
 			out = append(out, n)
 		}

@@ -2,7 +2,6 @@ package repl
 
 import (
 	"context"
-	"errors"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -123,5 +122,3 @@ func callers() []uintptr {
 	n := runtime.Callers(3, pc[:])
 	return pc[:n]
 }
-
-var errNoWait = errors.New("repl: this yaegi version cannot be waited for after an interrupt")

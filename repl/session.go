@@ -14,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -126,6 +127,15 @@ func New(opts Options) (*Session, error) {
 	return s, nil
 }
 
+// goPanic reports a panic recovered in a goroutine the interpreted code
+// started (see guardGoStmts).
+func (s *Session) goPanic(v any) {
+	if rv, ok := v.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
+		v = rv.Interface()
+	}
+	fmt.Fprintf(s.opts.Stderr, "panic in a goroutine: %v (the goroutine stopped; the session goes on)\n", v)
+}
+
 func (s *Session) init() error {
 	s.in = interp.New(interp.Options{
 		Stdin:        s.opts.Stdin,
@@ -138,10 +148,16 @@ func (s *Session) init() error {
 			return fmt.Errorf("repl: loading symbols: %w", err)
 		}
 	}
+	if err := s.in.Use(interp.Exports{rtKey: {"GoPanic": reflect.ValueOf(s.goPanic)}}); err != nil {
+		return fmt.Errorf("repl: loading symbols: %w", err)
+	}
 	s.nmu.Lock()
 	s.names = map[string]string{}
 	s.imports = map[string]string{}
 	s.nmu.Unlock()
+	if _, err := s.eval(context.Background(), "runtime", "import "+rtName+" "+strconv.Quote(rtPath)); err != nil {
+		return fmt.Errorf("repl: %w", err)
+	}
 	if strings.TrimSpace(s.opts.Prelude) != "" {
 		if _, err := s.eval(context.Background(), "prelude", s.opts.Prelude); err != nil {
 			return fmt.Errorf("repl: prelude: %w", err)
@@ -250,6 +266,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 			return Result{}, compileError(err)
 		}
 		s.dropKnownImports(f)
+		s.guardGoStmts(f)
 		if _, err := s.compileRun(ctx, f, src); err != nil {
 			return Result{}, err
 		}
@@ -263,6 +280,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if s.dropKnownImports(f) {
 			return Result{}, nil
 		}
+		s.guardGoStmts(f)
 		if _, err := s.compileRun(ctx, f, src); err != nil {
 			return Result{}, err
 		}
@@ -276,75 +294,65 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		return Result{}, eofError(compileError(err), line+strings.Count(text, "\n")+1)
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
+	s.guardGoStmts(body)
+	return s.evalStmts(ctx, body, src, last)
+}
+
+// evalStmts runs a statement unit and, when it is the cell's last unit and
+// ends with an expression statement, builds the display of its value: a
+// call shows all its results, nothing when it has none, and fmt's Print
+// functions show nothing.
+//
+// The unit runs as one program whenever possible: yaegi grows its global
+// frame at the start of each program, which races with goroutines the
+// previous one left running, so a cell is not cut into more programs than
+// needed. Only a final call whose function is declared by the same unit
+// needs the statements before it to run first, to learn how many results
+// the call has.
+func (s *Session) evalStmts(ctx context.Context, body *ast.BlockStmt, src string, last bool) (Result, error) {
 	list := body.List
+	if len(list) == 0 {
+		return Result{}, nil
+	}
 	var final *ast.ExprStmt
-	if last && len(list) > 0 {
+	if last {
 		final, _ = list[len(list)-1].(*ast.ExprStmt)
 	}
 	if final == nil {
-		if len(list) == 0 {
-			return Result{}, nil
-		}
 		_, err := s.compileRun(ctx, body, src)
 		if err == nil {
 			s.recordStmts(list)
 		}
 		return Result{}, err
 	}
-	if len(list) > 1 {
-		head := &ast.BlockStmt{Lbrace: body.Lbrace, List: list[:len(list)-1], Rbrace: body.Rbrace}
-		if _, err := s.compileRun(ctx, head, src); err != nil {
-			return Result{}, err
+	nout, printCall := 1, false
+	if call, ok := ast.Unparen(final.X).(*ast.CallExpr); ok {
+		var known bool
+		nout, printCall, known = s.results(ctx, body.Lbrace, call)
+		if !known && len(list) > 1 {
+			head := &ast.BlockStmt{Lbrace: body.Lbrace, List: list[:len(list)-1], Rbrace: body.Rbrace}
+			if _, err := s.compileRun(ctx, head, src); err != nil {
+				return Result{}, err
+			}
+			s.recordStmts(head.List)
+			list = list[len(list)-1:]
+			nout, printCall, _ = s.results(ctx, body.Lbrace, call)
 		}
-		s.recordStmts(head.List)
+		if nout > 1 && !printCall {
+			list = append(list[:len(list)-1:len(list)-1], collectResults(call, nout))
+		}
 	}
-	return s.evalFinal(ctx, body.Lbrace, wrapped, final, src)
-}
-
-// evalFinal runs the cell's final expression statement and builds the
-// display of its value. A call shows all its results, nothing when it has
-// none, and fmt's Print functions show nothing.
-//
-// Every synthesized block starts at lbrace, the brace of the unit's
-// wrapper: yaegi resolves imports in the file of a block's start position.
-func (s *Session) evalFinal(ctx context.Context, lbrace token.Pos, wrapped string, st *ast.ExprStmt, src string) (Result, error) {
-	nout := 1
-	printCall := false
-	if call, ok := ast.Unparen(st.X).(*ast.CallExpr); ok {
-		nout, printCall = s.results(ctx, lbrace, call)
+	block := &ast.BlockStmt{Lbrace: body.Lbrace, List: list, Rbrace: body.Rbrace}
+	v, err := s.compileRun(ctx, block, src)
+	if err != nil {
+		return Result{}, err
 	}
-	block := &ast.BlockStmt{Lbrace: lbrace, List: []ast.Stmt{st}}
+	s.recordStmts(list)
 	switch {
-	case nout == 0 || (printCall && nout > 1):
-		_, err := s.compileRun(ctx, block, src)
-		return Result{}, err
+	case nout == 0 || printCall && nout > 1 || !v.IsValid():
+		return Result{}, nil
 	case nout == 1:
-		v, err := s.compileRun(ctx, block, src)
-		if err != nil || !v.IsValid() {
-			return Result{}, err
-		}
 		return Result{Text: Format(v), Values: []reflect.Value{v}}, nil
-	}
-	// Several results: yaegi returns only the first, so collect them all
-	// in a function literal. The call keeps its position for errors.
-	fset := s.in.FileSet()
-	start := fset.PositionFor(st.X.Pos(), false)
-	end := fset.PositionFor(st.X.End(), false)
-	adj := fset.Position(st.X.Pos())
-	vars := make([]string, nout)
-	for i := range vars {
-		vars[i] = fmt.Sprintf("_gnnrepl_r%d", i)
-	}
-	lhs := strings.Join(vars, ", ")
-	code := fmt.Sprintf("func() []interface{} { %s :=\n%s%s\nreturn []interface{}{%s}\n}()",
-		lhs, lineDirective(adj.Line, adj.Column), wrapped[start.Offset:end.Offset], lhs)
-	f, err := parser.ParseFile(fset, fset.Position(lbrace).Filename, stmtPrefix+code+stmtSuffix, parser.DeclarationErrors)
-	if err != nil {
-		return Result{}, compileError(err)
-	}
-	v, err := s.compileRun(ctx, f.Decls[0].(*ast.FuncDecl).Body, src)
-	if err != nil {
-		return Result{}, err
 	}
 	vals, ok := v.Interface().([]interface{})
 	if !ok {
@@ -361,16 +369,60 @@ func (s *Session) evalFinal(ctx context.Context, lbrace token.Pos, wrapped strin
 	return res, nil
 }
 
+// collectResults returns the statement
+//
+//	func() []interface{} { r0, ..., rN := call; return []interface{}{r0, ..., rN} }()
+//
+// whose value holds all n results of call (yaegi's value of a call
+// statement is its first result only).
+func collectResults(call *ast.CallExpr, n int) ast.Stmt {
+	pos := call.Pos()
+	anys := func() *ast.ArrayType {
+		return &ast.ArrayType{Lbrack: pos, Elt: &ast.InterfaceType{Interface: pos, Methods: &ast.FieldList{Opening: pos, Closing: pos}}}
+	}
+	var lhs, elts []ast.Expr
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("_gnnrepl_r%d", i)
+		lhs = append(lhs, &ast.Ident{NamePos: pos, Name: name})
+		elts = append(elts, &ast.Ident{NamePos: pos, Name: name})
+	}
+	fn := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos},
+			Results: &ast.FieldList{List: []*ast.Field{{Type: anys()}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: call.End(), List: []ast.Stmt{
+			&ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{call}},
+			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{&ast.CompositeLit{Type: anys(), Lbrace: pos, Elts: elts, Rbrace: pos}}},
+		}},
+	}
+	return &ast.ExprStmt{X: &ast.CallExpr{Fun: fn, Lparen: pos, Rparen: pos}}
+}
+
 var noResultBuiltins = map[string]bool{"print": true, "println": true, "panic": true, "close": true, "delete": true, "clear": true}
+
+var basicTypes = map[string]bool{
+	"bool": true, "byte": true, "complex64": true, "complex128": true, "error": true, "float32": true,
+	"float64": true, "int": true, "int8": true, "int16": true, "int32": true, "int64": true, "rune": true,
+	"string": true, "uint": true, "uint8": true, "uint16": true, "uint32": true, "uint64": true, "uintptr": true, "any": true,
+}
 
 // results returns how many values call returns, evaluating its function
 // expression (which has no side effects when it is made of names,
-// selectors and indexes only) to read its type; it assumes one when it
-// cannot tell (conversions, builtins, calls of calls).
-func (s *Session) results(ctx context.Context, lbrace token.Pos, call *ast.CallExpr) (n int, printCall bool) {
+// selectors and indexes only) to read its type, and whether it is one of
+// fmt's Print functions. known is false when the function expression does
+// not compile yet (it names something the unit declares); n is then 1.
+// Conversions, builtins and calls of calls count as one result.
+func (s *Session) results(ctx context.Context, lbrace token.Pos, call *ast.CallExpr) (n int, printCall, known bool) {
 	fun := ast.Unparen(call.Fun)
-	if id, ok := fun.(*ast.Ident); ok && noResultBuiltins[id.Name] && s.kind(id.Name) == "" {
-		return 0, false
+	if id, ok := fun.(*ast.Ident); ok && s.kind(id.Name) == "" {
+		switch {
+		case noResultBuiltins[id.Name]:
+			return 0, false, true
+		case builtinFuncs[id.Name] || basicTypes[id.Name]:
+			return 1, false, true
+		}
+	}
+	if id, ok := fun.(*ast.Ident); ok && s.kind(id.Name) == "type" {
+		return 1, false, true
 	}
 	if sel, ok := fun.(*ast.SelectorExpr); ok {
 		if x, ok := sel.X.(*ast.Ident); ok && s.importPath(x.Name) == "fmt" {
@@ -378,17 +430,17 @@ func (s *Session) results(ctx context.Context, lbrace token.Pos, call *ast.CallE
 		}
 	}
 	if !pure(fun) {
-		return 1, printCall
+		return 1, printCall, true
 	}
 	prog, err := s.compile(&ast.BlockStmt{Lbrace: lbrace, List: []ast.Stmt{&ast.ExprStmt{X: fun}}}, "")
 	if err != nil {
-		return 1, printCall
+		return 1, printCall, false
 	}
 	v, err := s.run(ctx, prog)
 	if err != nil || !v.IsValid() || v.Kind() != reflect.Func {
-		return 1, printCall
+		return 1, printCall, true
 	}
-	return v.Type().NumOut(), printCall
+	return v.Type().NumOut(), printCall, true
 }
 
 // pure reports whether evaluating e has no side effects: names, selectors,

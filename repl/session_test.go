@@ -524,3 +524,50 @@ func TestInternalsFound(t *testing.T) {
 		t.Fatal("yaegi's Interpreter layout changed: interrupts can no longer wait for the interpreted code (update run.go)")
 	}
 }
+
+// TestGoroutinePanic: a panic in a goroutine the cell started is reported
+// instead of killing the process; go statements keep their semantics.
+func TestGoroutinePanic(t *testing.T) {
+	s, _, errOut := newSession(t)
+	eval(t, s, "import \"sync\"")
+	eval(t, s, "done := make(chan bool)\ngo func() {\n\tdefer close(done)\n\tpanic(\"in goroutine\")\n}()\n<-done")
+	for i := 0; i < 1000 && !strings.Contains(errOut.String(), "panic in a goroutine: in goroutine"); i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !strings.Contains(errOut.String(), "panic in a goroutine: in goroutine") {
+		t.Errorf("stderr = %q", errOut.String())
+	}
+	// Arguments are evaluated when the go statement runs; untyped
+	// constants keep their type; methods, variadic calls and nested go
+	// statements work. (A fresh session: the goroutine above may still be
+	// unwinding, and yaegi's global frame is not safe against a goroutine
+	// reading it while a new cell grows it.)
+	s, _, _ = newSession(t)
+	eval(t, s, "import \"sync\"")
+	cell := `type acc struct{ mu sync.Mutex; sum float32 }
+func (a *acc) add(x float32, ws ...int) { a.mu.Lock(); a.sum += x * float32(len(ws)); a.mu.Unlock() }
+func (a *acc) addDone(x float32, wg *sync.WaitGroup, ws ...int) { defer wg.Done(); a.add(x, ws...) }
+a := &acc{}
+var wg sync.WaitGroup
+vals := []int{1, 1}
+for i := 0; i < 4; i++ {
+	wg.Add(1)
+	go func(k int) {
+		defer wg.Done()
+		a.add(float32(k), vals...)
+	}(i)
+}
+wg.Add(1)
+go func() {
+	defer wg.Done()
+	var inner sync.WaitGroup
+	inner.Add(1)
+	go a.addDone(0.5, &inner, 1, 2)
+	inner.Wait()
+}()
+wg.Wait()
+a.sum`
+	if got := eval(t, s, cell); got != "13" {
+		t.Errorf("sum = %s, want 13", got)
+	}
+}

@@ -1,0 +1,154 @@
+package repl
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"strconv"
+)
+
+// A panic in a goroutine kills the process, and with it the shell or the
+// Jupyter kernel. The session therefore rewrites every go statement of a
+// cell,
+//
+//	go F(A, B)
+//
+// into (F and the arguments are evaluated before the goroutine starts, as
+// the go statement does)
+//
+//	{
+//		_gnnrepl_f, _gnnrepl_a0 := F, A
+//		go func() {
+//			defer func() {
+//				if r := recover(); r != nil { _gnnreplrt.GoPanic(r) }
+//			}()
+//			_gnnrepl_f(_gnnrepl_a0, B)
+//		}()
+//	}
+//
+// where B is a literal or a constant kept in place (an untyped constant must
+// keep its untyped type), and GoPanic prints the panic to the session's
+// Stderr. Goroutines started by compiled code are not covered.
+
+const (
+	rtPath = "gnnreplrt"  // the session's runtime package
+	rtName = "_gnnreplrt" // its import name in every cell
+	rtKey  = rtPath + "/" + rtPath
+)
+
+// guardGoStmts rewrites the go statements under root.
+func (s *Session) guardGoStmts(root ast.Node) {
+	made := map[*ast.GoStmt]bool{}
+	n := 0
+	wrap := func(st ast.Stmt) ast.Stmt {
+		g, ok := st.(*ast.GoStmt)
+		if !ok || made[g] {
+			return st
+		}
+		n++
+		return s.wrapGo(g, n, made)
+	}
+	list := func(l []ast.Stmt) {
+		for i, st := range l {
+			l[i] = wrap(st)
+		}
+	}
+	ast.Inspect(root, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.BlockStmt:
+			list(x.List)
+		case *ast.CaseClause:
+			list(x.Body)
+		case *ast.CommClause:
+			list(x.Body)
+		case *ast.LabeledStmt:
+			x.Stmt = wrap(x.Stmt)
+		}
+		return true
+	})
+}
+
+func (s *Session) wrapGo(g *ast.GoStmt, n int, made map[*ast.GoStmt]bool) ast.Stmt {
+	pos := g.Go
+	id := func(name string) *ast.Ident { return &ast.Ident{NamePos: pos, Name: name} }
+	var lhs, rhs []ast.Expr
+	bind := func(e ast.Expr, name string) ast.Expr {
+		if s.inPlace(e) {
+			return e
+		}
+		lhs, rhs = append(lhs, id(name)), append(rhs, e)
+		return id(name)
+	}
+	call := g.Call
+	prefix := "_gnnrepl_g" + strconv.Itoa(n)
+	fun := call.Fun
+	if !isBuiltinCall(fun) {
+		fun = bind(fun, prefix+"f")
+	}
+	args := make([]ast.Expr, len(call.Args))
+	for i, a := range call.Args {
+		args[i] = bind(a, fmt.Sprintf("%sa%d", prefix, i))
+	}
+	noParams := func() *ast.FuncType {
+		return &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}}
+	}
+	recovered := &ast.IfStmt{
+		If:   pos,
+		Init: &ast.AssignStmt{Lhs: []ast.Expr{id("r")}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{&ast.CallExpr{Fun: id("recover"), Lparen: pos, Rparen: pos}}},
+		Cond: &ast.BinaryExpr{X: id("r"), OpPos: pos, Op: token.NEQ, Y: id("nil")},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: &ast.CallExpr{
+			Fun: &ast.SelectorExpr{X: id(rtName), Sel: id("GoPanic")}, Lparen: pos, Rparen: pos, Args: []ast.Expr{id("r")},
+		}}}},
+	}
+	deferred := &ast.DeferStmt{Defer: pos, Call: &ast.CallExpr{
+		Fun: &ast.FuncLit{Type: noParams(), Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{recovered}}}, Lparen: pos, Rparen: pos,
+	}}
+	inner := &ast.ExprStmt{X: &ast.CallExpr{Fun: fun, Lparen: call.Lparen, Args: args, Ellipsis: call.Ellipsis, Rparen: call.Rparen}}
+	goSt := &ast.GoStmt{Go: pos, Call: &ast.CallExpr{
+		Fun: &ast.FuncLit{Type: noParams(), Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{deferred, inner}}}, Lparen: pos, Rparen: pos,
+	}}
+	made[goSt] = true
+	block := &ast.BlockStmt{Lbrace: pos, Rbrace: pos}
+	if len(lhs) > 0 {
+		block.List = append(block.List, &ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.DEFINE, Rhs: rhs})
+	}
+	block.List = append(block.List, goSt)
+	return block
+}
+
+var builtinFuncs = map[string]bool{
+	"append": true, "cap": true, "clear": true, "close": true, "complex": true, "copy": true,
+	"delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true,
+	"panic": true, "print": true, "println": true, "real": true, "recover": true,
+}
+
+func isBuiltinCall(fun ast.Expr) bool {
+	id, ok := ast.Unparen(fun).(*ast.Ident)
+	return ok && builtinFuncs[id.Name]
+}
+
+// inPlace reports whether an argument of a go statement stays where it is:
+// a literal, a constant expression of literals, nil, true, false, a
+// constant the session declared, or a function literal (its value does not
+// change; binding it to a variable would do no good).
+func (s *Session) inPlace(e ast.Expr) bool {
+	ok := true
+	ast.Inspect(e, func(x ast.Node) bool {
+		if !ok {
+			return false
+		}
+		switch x := x.(type) {
+		case nil, *ast.BasicLit, *ast.ParenExpr, *ast.BinaryExpr:
+		case *ast.UnaryExpr:
+			ok = x.Op != token.ARROW && x.Op != token.AND
+		case *ast.FuncLit:
+			return false
+		case *ast.Ident:
+			ok = x.Name == "nil" || x.Name == "true" || x.Name == "false" || s.kind(x.Name) == "const"
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
