@@ -117,7 +117,7 @@ func compileError(err error) error {
 	var list scanner.ErrorList
 	if errors.As(err, &list) && len(list) > 0 {
 		ce := &CompileError{Pos: list[0].Pos, Msg: list[0].Msg}
-		ce.Pos.Filename = strings.TrimSuffix(ce.Pos.Filename, fileSuffix)
+		ce.Pos.Filename = trimSuffix(ce.Pos.Filename)
 		for _, e := range list[1:] {
 			ce.More = append(ce.More, cleanNames(e.Error()))
 		}
@@ -131,6 +131,9 @@ func compileError(err error) error {
 	}
 	return &CompileError{Msg: msg}
 }
+
+// trimSuffix removes fileSuffix from a file name.
+func trimSuffix(name string) string { return strings.TrimSuffix(name, fileSuffix) }
 
 // cleanNames removes fileSuffix from the file names in msg.
 func cleanNames(msg string) string {

@@ -89,6 +89,7 @@ type Session struct {
 	nmu         sync.Mutex        // guards the tables below
 	names       map[string]string // session-declared name -> "var", "const", "func", "type"
 	imports     map[string]string // local package name -> import path
+	decls       map[string]string // "type T", "method T.M" -> declaration text (redecl.go)
 	packages    map[string]string // package name -> import path, for every symbol table (unambiguous names)
 	memberTable map[string][]string
 }
@@ -154,6 +155,7 @@ func (s *Session) init() error {
 	s.nmu.Lock()
 	s.names = map[string]string{}
 	s.imports = map[string]string{}
+	s.decls = map[string]string{}
 	s.nmu.Unlock()
 	if _, err := s.eval(context.Background(), "runtime", "import "+rtName+" "+strconv.Quote(rtPath)); err != nil {
 		return fmt.Errorf("repl: %w", err)
@@ -266,11 +268,15 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 			return Result{}, compileError(err)
 		}
 		s.dropKnownImports(f)
+		if _, err := s.dropRedeclarations(f); err != nil {
+			return Result{}, err
+		}
 		s.guardGoStmts(f)
 		if _, err := s.compileRun(ctx, f, src); err != nil {
 			return Result{}, err
 		}
 		s.record(f)
+		s.recordDecls(f)
 		return Result{}, nil
 	case unitDecls:
 		f, err := parser.ParseFile(fset, name, declPrefix+lineDirective(line, col)+text, parser.DeclarationErrors)
@@ -280,11 +286,15 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if s.dropKnownImports(f) {
 			return Result{}, nil
 		}
+		if empty, err := s.dropRedeclarations(f); err != nil || empty {
+			return Result{}, err
+		}
 		s.guardGoStmts(f)
 		if _, err := s.compileRun(ctx, f, src); err != nil {
 			return Result{}, err
 		}
 		s.record(f)
+		s.recordDecls(f)
 		return Result{}, nil
 	}
 

@@ -571,3 +571,29 @@ a.sum`
 		t.Errorf("sum = %s, want 13", got)
 	}
 }
+
+// TestRedeclare: re-running a cell is fine; a changed type or method is
+// an error rather than a silently stale definition; functions, variables
+// and constants are simply redefined.
+func TestRedeclare(t *testing.T) {
+	s, _, _ := newSession(t)
+	cell := "type pt struct{ X int }\nfunc (p pt) get() int { return p.X }\nfunc f() int { return 1 }\nvar v = 1\npt{3}.get() + f() + v"
+	for i := 0; i < 2; i++ {
+		if got := eval(t, s, cell); got != "5" {
+			t.Fatalf("run %d: %s", i, got)
+		}
+	}
+	if got := eval(t, s, "func f() int { return 10 }\nvar v = 20\nf() + v"); got != "30" {
+		t.Errorf("redefined f and v: %s", got)
+	}
+	for _, src := range []string{"type pt struct{ X, Y int }", "func (p pt) get() int { return 2 * p.X }"} {
+		_, err := s.Eval(context.Background(), src)
+		var ce *CompileError
+		if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "already declared in this session with another definition") || ce.Pos.Line != 1 {
+			t.Errorf("%q: err = %v", src, err)
+		}
+	}
+	if got := eval(t, s, "pt{4}.get()"); got != "4" {
+		t.Errorf("after the rejected redefinitions: %s", got)
+	}
+}
