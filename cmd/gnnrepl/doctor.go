@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/gnnrepl/gnnrepl/builtins"
+	"github.com/gnnrepl/gnnrepl/kernels"
 )
 
 // doctor prints what gnnrepl finds on this machine.
@@ -33,18 +34,16 @@ func doctor(w io.Writer, dataFlag string) {
 			break
 		}
 	}
-	if gpu != nil {
-		fmt.Fprintf(tw, "GPUs\t%s\n", gpu())
+	if ok, why := kernels.Available(); ok {
+		fmt.Fprintf(tw, "GPUs\t%s\n", why)
+	} else {
+		fmt.Fprintf(tw, "GPUs\tnone usable: %s\n", why)
 	}
 	dir, source := dataDir(dataFlag)
 	fmt.Fprintf(tw, "data directory\t%s (%s)\n", dir, source)
 	fmt.Fprintf(tw, "datasets\t%s\n", datasetsIn(dir))
 	tw.Flush()
 }
-
-// gpu, when set, describes the CUDA devices (the kernels package's
-// Available); nil until the engine is wired in.
-var gpu func() string
 
 // dataDir resolves the data directory: the --data flag, GNNREPL_DATA, or
 // os.UserCacheDir()/gnnrepl/data, and says which one it used.
