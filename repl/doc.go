@@ -1,0 +1,42 @@
+// Package repl is the interactive Go session gnnrepl's front ends share: one
+// yaegi interpreter (github.com/traefik/yaegi v0.16.1) preloaded with the
+// builtins, evaluating cells with a cancellable context, plus completion,
+// inspection and is-complete for editors, and the terminal shell
+// (github.com/chzyer/readline) on top of it. The Jupyter kernel drives the
+// same Session.
+//
+// A cell may mix imports, declarations and statements on any lines, as in
+// a notebook; the value of its final expression statement is shown
+// (Result.Text). Everything a cell declares persists into the next one.
+//
+//	s, err := repl.New(repl.DefaultOptions())
+//	res, err := s.Eval(ctx, "x := 20\nfunc add(a, b int) int { return a + b }\nadd(x, 22)")
+//	// res.Text == "42"
+//
+// Interrupts: cancelling Eval's context stops the interpreted code at its
+// next step and, through package runctx, engine loops at their next batch;
+// Eval returns only once the code has stopped (or after
+// Options.InterruptGrace, reporting InterruptedError.StillRunning), so the
+// session is never changed behind the prompt, and every variable keeps its
+// value.
+//
+// Output: interpreted fmt.Print* and log output go to Options.Stdout and
+// Options.Stderr. Compiled code writing to os.Stdout or os.Stderr directly
+// bypasses them; CaptureFDs redirects the process's descriptors 1 and 2
+// for the duration of an evaluation.
+//
+// Limits of yaegi v0.16.1 the session works around or reports: a range
+// over an integer panics inside the compiler (recovered, reported with a
+// hint); a type or method cannot be redefined (an identical redeclaration is
+// ignored, a changed one rejected; :reset starts over); only one program
+// runs at a time, and goroutines a cell leaves running may race with the
+// next cell's start.
+//
+// Error policy: Eval returns typed errors (*CompileError with the position,
+// *PanicError with the panic value and the interpreted stack,
+// *InterruptedError, ErrBusy) and recovers every panic raised while
+// compiling or running a cell, including the interpreter's own and those in
+// goroutines the cell starts; panics in goroutines started by compiled code
+// cannot be recovered. New and the shell return wrapped errors for
+// configuration and I/O failures.
+package repl
