@@ -1,0 +1,34 @@
+// Package nn holds gnnrepl's neural-network modules: the Module interface
+// (parameters, train / eval mode, state dicts), Linear, the graph
+// convolutions of DGL's dgl.nn (GraphConv, SAGEConv, GATConv), the standard
+// node-classification models built from them (GCN, GraphSAGE, GAT), and
+// masked losses and metrics.
+//
+// Layers follow DGL's semantics (python/dgl/nn/pytorch/conv/*.py) and use
+// its parameter names, so a state dict reads like DGL's: "fc_self.weight",
+// "fc_neigh.weight", "attn_l", "bias". One difference: every weight is
+// stored (in_feats, out_feats), as DGL's GraphConv stores its weight, so
+// that a forward pass is x @ W with no transpose; torch.nn.Linear stores
+// the transpose.
+//
+// A layer's Forward takes a graph.MessageGraph (a full graph, or a
+// graph.Block produced by a sampler) and source-node features
+// (NumSrcNodes, F_in), and returns destination-node features
+// (NumDstNodes, F_out). On a block the destination nodes are the first
+// NumDstNodes source nodes, so their own features are the first rows of
+// the input (tensor.Narrow). Message passing runs on tensor.SpMM,
+// tensor.SDDMM and tensor.EdgeSoftmax over g.Adj().
+//
+// Randomness: parameter initialisation and dropout masks come from a
+// *tensor.Generator given in the options (tensor.DefaultGenerator when
+// nil); models take a Seed and build their own generator, so the same seed
+// gives the same initial weights and the same dropout masks.
+//
+// Error policy: misuse panics with a *nn.Error whose Kind is one of the
+// sentinels (ErrOption for an invalid constructor option, naming the field
+// and the allowed values; ErrShape for features that do not fit the layer or
+// the graph; ErrZeroInDegree, as DGL's DGLError, when a GraphConv or GATConv
+// meets destination nodes without in-edges), so errors.Is works on the
+// recovered value. The front ends recover these panics. Functions that
+// read external data (LoadStateDict) return errors instead.
+package nn

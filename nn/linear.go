@@ -1,0 +1,49 @@
+package nn
+
+import (
+	"fmt"
+
+	"github.com/gnnrepl/gnnrepl/tensor"
+)
+
+// Linear is a fully connected layer y = x W + b (torch.nn.Linear), with the
+// weight stored (InFeats, OutFeats), the transpose of torch's layout.
+// Parameters: "weight" and, unless built without bias, "bias".
+type Linear struct {
+	core
+	InFeats, OutFeats int
+	Weight            *tensor.Tensor // (InFeats, OutFeats) float32
+	Bias              *tensor.Tensor // (OutFeats) float32, or nil
+}
+
+// NewLinear returns a Linear layer initialised as torch.nn.Linear
+// (weight and bias uniform in ±1/sqrt(inFeats)) from gen (the default
+// generator when nil). It panics with ErrOption when a size is not
+// positive.
+func NewLinear(inFeats, outFeats int, bias bool, gen *tensor.Generator) *Linear {
+	checkPositive("Linear", "in_feats", inFeats)
+	checkPositive("Linear", "out_feats", outFeats)
+	l := &Linear{InFeats: inFeats, OutFeats: outFeats}
+	l.Weight = l.param("weight", KaimingUniformLinear(tensor.Zeros(inFeats, outFeats), inFeats, gen))
+	if bias {
+		l.Bias = l.param("bias", KaimingUniformLinear(tensor.Zeros(outFeats), inFeats, gen))
+	}
+	return l
+}
+
+// Forward computes x W + b: (N, InFeats) -> (N, OutFeats), float32. It
+// panics with ErrShape when x does not have InFeats columns.
+func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor {
+	if x.Dim() != 2 || x.Size(1) != l.InFeats {
+		panicf(ErrShape, "Linear.Forward", "input of shape %v does not fit in_features = %d", x.Shape(), l.InFeats)
+	}
+	y := tensor.MatMul(x, l.Weight)
+	if l.Bias != nil {
+		y = tensor.Add(y, l.Bias)
+	}
+	return y
+}
+
+func (l *Linear) String() string {
+	return fmt.Sprintf("Linear(in_features=%d, out_features=%d, bias=%t)", l.InFeats, l.OutFeats, l.Bias != nil)
+}
