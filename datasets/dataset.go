@@ -2,6 +2,8 @@ package datasets
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -81,4 +83,39 @@ func mask(n int, idx []int64) *tensor.Tensor {
 		m[i] = true
 	}
 	return tensor.FromBool(m)
+}
+
+// LoadOrSynthetic loads a Planetoid dataset from files already in dir (""
+// means DataDir("")) without downloading anything; when any file is absent
+// or the load fails it returns the synthetic graph of the same shape
+// (SyntheticLike, seed 0) and a one-line notice saying why. Sessions use it
+// to preload g without waiting on the network.
+func LoadOrSynthetic(name, dir string) (d *Dataset, notice string) {
+	if dir == "" {
+		dir = DataDir("")
+	}
+	specs, err := PlanetoidFiles(name)
+	if err == nil {
+		for _, s := range specs {
+			if _, statErr := os.Stat(filepath.Join(dir, filepath.FromSlash(s.Rel))); statErr != nil {
+				err = fmt.Errorf("%s is missing", filepath.Join(dir, filepath.FromSlash(s.Rel)))
+				break
+			}
+		}
+	}
+	if err == nil {
+		if d, err = LoadPlanetoid(name, dir); err == nil {
+			return d, ""
+		}
+	}
+	o, serr := SyntheticLike(name, 0)
+	if serr != nil {
+		return nil, serr.Error()
+	}
+	d, serr = Synthetic(o)
+	if serr != nil {
+		return nil, serr.Error()
+	}
+	d.Name = "synthetic-" + name
+	return d, fmt.Sprintf("%s not loaded (%v); using a synthetic graph of the same shape (set GNNREPL_DATA or --data)", name, err)
 }

@@ -64,3 +64,14 @@ func TestSyntheticDeterministic(t *testing.T) {
 		t.Fatal("want unknown-name error")
 	}
 }
+
+func TestLoadOrSynthetic(t *testing.T) {
+	d, notice := LoadOrSynthetic("cora", t.TempDir())
+	if d == nil || d.Graph.NumNodes() != 2708 || !strings.Contains(notice, "synthetic") || !strings.Contains(notice, "missing") {
+		t.Fatalf("%v %q", d, notice)
+	}
+	d, notice = LoadOrSynthetic("cora", sharedData(t))
+	if notice != "" || d.Name != "cora" {
+		t.Fatalf("%v %q", d, notice)
+	}
+}
