@@ -272,6 +272,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 			return Result{}, err
 		}
 		s.guardGoStmts(f)
+		splitTupleAssigns(f)
 		if _, err := s.compileRun(ctx, f, src); err != nil {
 			return Result{}, err
 		}
@@ -290,6 +291,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 			return Result{}, err
 		}
 		s.guardGoStmts(f)
+		splitTupleAssigns(f)
 		if _, err := s.compileRun(ctx, f, src); err != nil {
 			return Result{}, err
 		}
@@ -305,6 +307,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
 	s.guardGoStmts(body)
+	splitTupleAssigns(body)
 	return s.evalStmts(ctx, body, src, last)
 }
 
