@@ -239,3 +239,12 @@ func (s MultiLayerFullNeighborSampler) Validate(g *graph.Graph) error {
 	}
 	return ns.Validate(g)
 }
+
+// String renders the sampler as DGL users write it.
+func (s NeighborSampler) String() string {
+	dir := s.EdgeDir
+	if dir == "" {
+		dir = "in"
+	}
+	return fmt.Sprintf("NeighborSampler(fanouts=%v, edge_dir=%q, prob=%q, replace=%v)", s.Fanouts, dir, s.Prob, s.Replace)
+}
