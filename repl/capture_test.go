@@ -5,6 +5,7 @@ package repl
 import (
 	"context"
 	"fmt"
+	"github.com/gnnrepl/gnnrepl/builtins"
 	"os"
 	"syscall"
 	"testing"
@@ -21,6 +22,7 @@ func TestCaptureFDs(t *testing.T) {
 	syscall.Write(1, []byte("raw fd 1\n"))
 	// Interpreted code printing through a session whose Stdout is os.Stdout.
 	opts := DefaultOptions()
+	opts.Prelude = builtins.PreludeImports
 	s, err := New(opts)
 	if err != nil {
 		c.Restore()

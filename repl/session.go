@@ -442,6 +442,15 @@ func (s *Session) results(ctx context.Context, lbrace token.Pos, call *ast.CallE
 			printCall = strings.HasPrefix(sel.Sel.Name, "Print") || strings.HasPrefix(sel.Sel.Name, "Fprint")
 		}
 	}
+	if lit, ok := fun.(*ast.FuncLit); ok { // func() { ... }(): count its results
+		n := 0
+		if r := lit.Type.Results; r != nil {
+			for _, f := range r.List {
+				n += max(len(f.Names), 1)
+			}
+		}
+		return n, false, true
+	}
 	if !pure(fun) {
 		return 1, printCall, true
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/gnnrepl/gnnrepl/builtins"
 	"reflect"
 	"strings"
 	"sync"
@@ -77,6 +78,7 @@ var testSymbols = interp.Exports{
 func newSession(t *testing.T) (*Session, *syncBuffer, *syncBuffer) {
 	t.Helper()
 	opts := DefaultOptions()
+	opts.Prelude = builtins.PreludeImports
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	opts.Stdout, opts.Stderr, opts.Stdin = out, errOut, strings.NewReader("")
 	opts.Symbols = append(opts.Symbols, testSymbols)
@@ -343,6 +345,7 @@ func TestInterruptCompiledLoop(t *testing.T) {
 // the grace period; the next evaluation waits for it.
 func TestInterruptStillRunning(t *testing.T) {
 	opts := DefaultOptions()
+	opts.Prelude = builtins.PreludeImports
 	opts.Stdout, opts.Stderr = &syncBuffer{}, &syncBuffer{}
 	opts.Symbols = append(opts.Symbols, testSymbols)
 	opts.InterruptGrace = 10 * time.Millisecond

@@ -21,3 +21,15 @@ func TestTupleAssignWithCompiledCall(t *testing.T) {
 		}
 	}
 }
+
+// TestFuncLitCallShowsItsResults: calling a function literal shows nothing
+// when it has no results and its values when it has.
+func TestFuncLitCallShowsItsResults(t *testing.T) {
+	s, _, _ := newSession(t)
+	if got := eval(t, s, "x := 0\nfunc() { x = 3 }()"); got != "" {
+		t.Errorf("no-result literal call showed %q", got)
+	}
+	if got := eval(t, s, "func() (int, string) { return x, \"a\" }()"); got != `3, "a"` && got != "3, a" {
+		t.Errorf("two-result literal call showed %q", got)
+	}
+}
