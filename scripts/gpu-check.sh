@@ -6,7 +6,12 @@
 #
 # Build the binaries on a machine with Go (from the repository root):
 #
-#   scripts/gpu-check.sh build        # = CGO_ENABLED=0 go test -c -o .devbin/kernels.test ./kernels/
+#   scripts/gpu-check.sh build        # = CGO_ENABLED=0 go test -c -o .devbin/kernels.test ./kernels/ (and tensor)
+#
+# Tests reading real datasets (tensor's Cora GCN) find them through
+# $GNNREPL_SHARED_DATA; when it is unset and .devdata/ exists (a git-ignored
+# copy of the needed ../shared/data folders, carried with the tree), the
+# script points it there.
 #
 # then, on the GPU machine, from the repository root (.devbin travels with
 # the tree; it is git-ignored):
@@ -21,7 +26,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
-PKGS=(kernels)   # packages whose test binaries `build` makes
+PKGS=(kernels tensor)   # packages whose test binaries `build` makes
 
 if [ "${1:-}" = "build" ]; then
 	mkdir -p .devbin
@@ -46,6 +51,9 @@ LIBDIRS=$(find /usr/local /usr/lib /usr/lib64 /opt -maxdepth 9 \( -name 'libcubl
 	xargs -r -n1 dirname | sort -u | tr '\n' ':')
 export GNNREPL_CUDA_LIB_PATH="${GNNREPL_CUDA_LIB_PATH:-}${GNNREPL_CUDA_LIB_PATH:+:}${LIBDIRS%:}"
 echo "CUDA library dirs: $GNNREPL_CUDA_LIB_PATH"
+if [ -z "${GNNREPL_SHARED_DATA:-}" ] && [ -d .devdata ]; then
+	export GNNREPL_SHARED_DATA="$ROOT/.devdata"
+fi
 
 shopt -s nullglob
 BINS=(.devbin/*.test)
@@ -103,6 +111,6 @@ for f in "$LOG"/*-tests.log; do
 	grep -E -- '^ *--- FAIL' "$f" | sed 's/^/  /'
 	grep -E 'no CUDA GPU' "$f" | head -1 | sed 's/^ */  skip reason: /'
 done
-grep -h 'SUMMARY' "$LOG"/*-bench.log 2>/dev/null | sed 's/^.*SUMMARY /  /'
+grep -h 'SUMMARY' "$LOG"/*-tests.log "$LOG"/*-bench.log 2>/dev/null | sed 's/^.*SUMMARY /  /'
 echo "elapsed $(( $(date +%s) - T0 )) s; logs in $LOG; status $status"
 exit $status

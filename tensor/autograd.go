@@ -67,6 +67,10 @@ func (t *Tensor) Backward() {
 	if t.n != 1 {
 		panicf(ErrShape, "Backward", "backward needs a one-element tensor, got shape %v; use BackwardWith", t.shape)
 	}
+	if t.st.device != "cpu" {
+		t.BackwardWith(onesOn(t))
+		return
+	}
 	t.BackwardWith(Ones(t.shape...))
 }
 
@@ -79,6 +83,7 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 	if !sameShape(grad.shape, t.shape) {
 		panicf(ErrShape, "Backward", "gradient shape %v does not match tensor shape %v", grad.shape, t.shape)
 	}
+	deviceOf("Backward", t, grad)
 	// Topological order by iterative depth-first search.
 	var order []*Tensor
 	seen := map[*Tensor]bool{}
@@ -148,6 +153,10 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 
 // addInPlace does dst += src for same-shaped float32 tensors.
 func addInPlace(dst, src *Tensor) {
+	if dst.st.device != "cpu" || src.st.device != "cpu" {
+		cudaAddInPlace(dst, src)
+		return
+	}
 	d, s := dst.Float32s(), src.Float32s()
 	axpy(1, s, d)
 }

@@ -1,5 +1,6 @@
-// Package tensor provides dense n-dimensional tensors on the CPU with
-// reverse-mode automatic differentiation, the numeric core of gnnrepl.
+// Package tensor provides dense n-dimensional tensors on the CPU and on
+// CUDA GPUs with reverse-mode automatic differentiation, the numeric core
+// of gnnrepl.
 //
 // A Tensor is contiguous and row-major. Values are float32 (features,
 // weights, activations), int64 (indices, labels) or bool (masks). Views are
@@ -18,8 +19,32 @@
 // (update_all with copy_u / u_mul_e and sum / mean / max, apply_edges with
 // u_add_v, edge_softmax).
 //
+// Devices follow torch.cuda: "cpu", "cuda", "cuda:N". t.To("cuda") copies
+// a tensor to a GPU (differentiably: the gradient flows back to t's
+// device); every op then runs where its inputs are, on the kernels
+// package's PTX kernels and cuBLAS (opened at run time, so the same binary
+// runs without a GPU: CUDAAvailable), and returns its result there. GPU
+// ops are queued on one stream and return at once; Synchronize waits for
+// them. Device memory comes from a caching allocator per device (size-class
+// free lists): a tensor's block returns to the cache when the garbage
+// collector frees the tensor or at once with Free; EmptyCache gives cached
+// blocks back to the driver; MemoryAllocated, MaxMemoryAllocated and
+// MemoryReserved report, per device, the blocks of live (not yet collected)
+// tensors, their peak, and what the cache holds. Dropout draws the same
+// Philox mask on both devices for the same seed and offset. The host slices
+// (Float32s, Int64s, Bools) of a GPU tensor are refused: call To("cpu") or
+// ToCPU first. SetFloat32MatmulPrecision picks float32, TF32 or bfloat16
+// tensor-core products for GPU MatMul; AdamStep and AddScaledInPlace update
+// parameters on either device.
+//
 // Error policy: misuse (mismatched shapes, wrong dtype, out-of-range
 // indices) panics with a *tensor.Error that names the op and the shapes; the
-// session and kernel front ends recover it and keep running. Catch converts
-// such a panic into an error at an API boundary.
+// session and kernel front ends recover it and keep running. An op given
+// tensors on two devices panics with ErrDevice naming the op and both
+// devices ("tensor.MatMul: tensors on cpu and cuda:0"), never a silent copy;
+// an op with no GPU implementation for its arguments panics with
+// ErrNotImplemented naming the op and the device; a failure reported by the
+// CUDA driver or cuBLAS panics with ErrCUDA, and device memory exhaustion
+// with ErrOutOfMemory. To, Synchronize and ParseDevice return errors instead.
+// Catch converts such a panic into an error at an API boundary.
 package tensor

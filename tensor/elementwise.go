@@ -51,6 +51,9 @@ func binary(op string, a, b *Tensor, f func(x, y float32) float32) *Tensor {
 // when the shapes do not broadcast.
 func Add(a, b *Tensor) *Tensor {
 	defer hookOp("Add")()
+	if d := deviceOf("Add", a, b); d != "cpu" {
+		return cudaAdd(a, b)
+	}
 	out := binary("Add", a, b, func(x, y float32) float32 { return x + y })
 	return record(out, "Add", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		return []*Tensor{sumTo(g, a.shape), sumTo(g, b.shape)}
@@ -60,6 +63,9 @@ func Add(a, b *Tensor) *Tensor {
 // Sub returns a - b with broadcasting.
 func Sub(a, b *Tensor) *Tensor {
 	defer hookOp("Sub")()
+	if d := deviceOf("Sub", a, b); d != "cpu" {
+		return cudaSub(a, b)
+	}
 	out := binary("Sub", a, b, func(x, y float32) float32 { return x - y })
 	return record(out, "Sub", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		var gb *Tensor
@@ -73,6 +79,9 @@ func Sub(a, b *Tensor) *Tensor {
 // Mul returns the elementwise product a * b with broadcasting.
 func Mul(a, b *Tensor) *Tensor {
 	defer hookOp("Mul")()
+	if d := deviceOf("Mul", a, b); d != "cpu" {
+		return cudaMul(a, b)
+	}
 	out := binary("Mul", a, b, func(x, y float32) float32 { return x * y })
 	return record(out, "Mul", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		var ga, gb *Tensor
@@ -89,6 +98,9 @@ func Mul(a, b *Tensor) *Tensor {
 // Div returns the elementwise quotient a / b with broadcasting.
 func Div(a, b *Tensor) *Tensor {
 	defer hookOp("Div")()
+	if d := deviceOf("Div", a, b); d != "cpu" {
+		return cudaDiv(a, b)
+	}
 	out := binary("Div", a, b, func(x, y float32) float32 { return x / y })
 	return record(out, "Div", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		var ga, gb *Tensor
@@ -116,6 +128,9 @@ func scaleNew(t *Tensor, s float32) *Tensor {
 // MulScalar returns s * x.
 func MulScalar(x *Tensor, s float32) *Tensor {
 	defer hookOp("MulScalar")()
+	if d := deviceOf("MulScalar", x); d != "cpu" {
+		return cudaMulScalar(x, s)
+	}
 	checkFloat("MulScalar", x)
 	out := scaleNew(x, s)
 	return record(out, "MulScalar", []*Tensor{x}, func(g *Tensor) []*Tensor {
@@ -126,6 +141,9 @@ func MulScalar(x *Tensor, s float32) *Tensor {
 // AddScalar returns x + s.
 func AddScalar(x *Tensor, s float32) *Tensor {
 	defer hookOp("AddScalar")()
+	if d := deviceOf("AddScalar", x); d != "cpu" {
+		return cudaAddScalar(x, s)
+	}
 	out := unary("AddScalar", x, func(v float32) float32 { return v + s })
 	return record(out, "AddScalar", []*Tensor{x}, func(g *Tensor) []*Tensor { return []*Tensor{g} })
 }
@@ -173,6 +191,9 @@ func elementwise(op string, x *Tensor, f func(float32) float32, df func(x, y flo
 // ReLU returns max(x, 0) elementwise.
 func ReLU(x *Tensor) *Tensor {
 	defer hookOp("ReLU")()
+	if d := deviceOf("ReLU", x); d != "cpu" {
+		return cudaActivation("ReLU", x, 0)
+	}
 	return elementwise("ReLU", x,
 		func(v float32) float32 {
 			if v > 0 {
@@ -192,6 +213,9 @@ func ReLU(x *Tensor) *Tensor {
 // slope is 0.01; GAT uses 0.2).
 func LeakyReLU(x *Tensor, slope float32) *Tensor {
 	defer hookOp("LeakyReLU")()
+	if d := deviceOf("LeakyReLU", x); d != "cpu" {
+		return cudaActivation("LeakyReLU", x, slope)
+	}
 	return elementwise("LeakyReLU", x,
 		func(v float32) float32 {
 			if v > 0 {
@@ -211,6 +235,9 @@ func LeakyReLU(x *Tensor, slope float32) *Tensor {
 // 2016; GAT's hidden activation with alpha 1).
 func ELU(x *Tensor, alpha float32) *Tensor {
 	defer hookOp("ELU")()
+	if d := deviceOf("ELU", x); d != "cpu" {
+		return cudaActivation("ELU", x, alpha)
+	}
 	return elementwise("ELU", x,
 		func(v float32) float32 {
 			if v > 0 {
@@ -229,6 +256,9 @@ func ELU(x *Tensor, alpha float32) *Tensor {
 // Sigmoid returns 1/(1+exp(-x)) elementwise.
 func Sigmoid(x *Tensor) *Tensor {
 	defer hookOp("Sigmoid")()
+	if d := deviceOf("Sigmoid", x); d != "cpu" {
+		return cudaUnary("Sigmoid", uSigmoid, x, 0)
+	}
 	return elementwise("Sigmoid", x,
 		func(v float32) float32 { return float32(1 / (1 + math.Exp(-float64(v)))) },
 		func(_, y float32) float32 { return y * (1 - y) })
@@ -237,6 +267,9 @@ func Sigmoid(x *Tensor) *Tensor {
 // Tanh returns tanh(x) elementwise.
 func Tanh(x *Tensor) *Tensor {
 	defer hookOp("Tanh")()
+	if d := deviceOf("Tanh", x); d != "cpu" {
+		return cudaUnary("Tanh", uTanh, x, 0)
+	}
 	return elementwise("Tanh", x,
 		func(v float32) float32 { return float32(math.Tanh(float64(v))) },
 		func(_, y float32) float32 { return 1 - y*y })
@@ -245,6 +278,9 @@ func Tanh(x *Tensor) *Tensor {
 // Exp returns exp(x) elementwise.
 func Exp(x *Tensor) *Tensor {
 	defer hookOp("Exp")()
+	if d := deviceOf("Exp", x); d != "cpu" {
+		return cudaUnary("Exp", uExp, x, 0)
+	}
 	return elementwise("Exp", x,
 		func(v float32) float32 { return float32(math.Exp(float64(v))) },
 		func(_, y float32) float32 { return y })
@@ -253,6 +289,9 @@ func Exp(x *Tensor) *Tensor {
 // Log returns the natural logarithm of x elementwise.
 func Log(x *Tensor) *Tensor {
 	defer hookOp("Log")()
+	if d := deviceOf("Log", x); d != "cpu" {
+		return cudaUnary("Log", uLog, x, 0)
+	}
 	return elementwise("Log", x,
 		func(v float32) float32 { return float32(math.Log(float64(v))) },
 		func(x, _ float32) float32 { return 1 / x })
@@ -261,6 +300,9 @@ func Log(x *Tensor) *Tensor {
 // Sqrt returns the square root of x elementwise.
 func Sqrt(x *Tensor) *Tensor {
 	defer hookOp("Sqrt")()
+	if d := deviceOf("Sqrt", x); d != "cpu" {
+		return cudaUnary("Sqrt", uSqrt, x, 0)
+	}
 	return elementwise("Sqrt", x,
 		func(v float32) float32 { return float32(math.Sqrt(float64(v))) },
 		func(_, y float32) float32 { return 0.5 / y })
@@ -269,6 +311,9 @@ func Sqrt(x *Tensor) *Tensor {
 // Pow returns x**p elementwise.
 func Pow(x *Tensor, p float32) *Tensor {
 	defer hookOp("Pow")()
+	if d := deviceOf("Pow", x); d != "cpu" {
+		return cudaUnary("Pow", uPow, x, p)
+	}
 	return elementwise("Pow", x,
 		func(v float32) float32 { return float32(math.Pow(float64(v), float64(p))) },
 		func(x, _ float32) float32 { return p * float32(math.Pow(float64(x), float64(p-1))) })

@@ -31,6 +31,9 @@ func checkIndex(op string, idx *Tensor, n int) []int64 {
 // first index outside [0, N).
 func IndexSelect(x, idx *Tensor) *Tensor {
 	defer hookOp("IndexSelect")()
+	if d := deviceOf("IndexSelect", x, idx); d != "cpu" {
+		return cudaIndexSelect(x, idx)
+	}
 	n := x.Size(0)
 	ids := checkIndex("IndexSelect", idx, n)
 	f := rowSize(x)
@@ -75,6 +78,9 @@ func indexAdd(n int, ids []int64, src *Tensor) *Tensor {
 // (torch.Tensor.index_add_ on zeros, PyG's scatter(reduce="sum")).
 func IndexAdd(n int, idx, src *Tensor) *Tensor {
 	defer hookOp("IndexAdd")()
+	if d := deviceOf("IndexAdd", idx, src); d != "cpu" {
+		return cudaIndexAdd(n, idx, src)
+	}
 	checkFloat("IndexAdd", src)
 	ids := checkIndex("IndexAdd", idx, n)
 	if len(ids) != src.Size(0) {
@@ -91,6 +97,9 @@ func IndexAdd(n int, idx, src *Tensor) *Tensor {
 // destination nodes' rows, which come first among the source nodes.
 func Narrow(x *Tensor, start, length int) *Tensor {
 	defer hookOp("Narrow")()
+	if d := deviceOf("Narrow", x); d != "cpu" {
+		return cudaNarrow(x, start, length)
+	}
 	n := x.Size(0)
 	if start < 0 || length < 0 || start+length > n {
 		panicf(ErrIndex, "Narrow", "rows [%d, %d) outside a tensor of shape %v", start, start+length, x.shape)
@@ -136,6 +145,9 @@ func Reshape(x *Tensor, shape ...int) *Tensor {
 // Transpose returns the transpose of a 2-D tensor: (M, N) -> (N, M), copied.
 func Transpose(x *Tensor) *Tensor {
 	defer hookOp("Transpose")()
+	if d := deviceOf("Transpose", x); d != "cpu" {
+		return cudaTranspose(x)
+	}
 	if x.Dim() != 2 {
 		panicf(ErrShape, "Transpose", "needs a 2-D tensor, got shape %v", x.shape)
 	}
@@ -185,6 +197,9 @@ func Concat(ts []*Tensor, dim int) *Tensor {
 	defer hookOp("Concat")()
 	if len(ts) == 0 {
 		panicf(ErrShape, "Concat", "no tensors to concatenate")
+	}
+	if d := deviceOf("Concat", ts...); d != "cpu" {
+		return cudaConcat(ts, dim)
 	}
 	checkFloat("Concat", ts...)
 	rank := ts[0].Dim()

@@ -63,6 +63,9 @@ func gonumGemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b 
 // inner dimensions differ or an operand is not 2-D.
 func MatMul(a, b *Tensor) *Tensor {
 	defer hookOp("MatMul")()
+	if d := deviceOf("MatMul", a, b); d != "cpu" {
+		return cudaMatMul(a, b)
+	}
 	checkFloat("MatMul", a, b)
 	if a.Dim() != 2 || b.Dim() != 2 || a.shape[1] != b.shape[0] {
 		panicf(ErrShape, "MatMul", "cannot multiply %v by %v", a.shape, b.shape)

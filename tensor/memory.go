@@ -17,6 +17,7 @@ type storage struct {
 	b      []bool
 	bytes  int64
 	device string
+	dev    *devStorage // device memory (device.go); nil on the CPU
 }
 
 type devStats struct {
@@ -24,6 +25,7 @@ type devStats struct {
 	peak      atomic.Int64
 	total     atomic.Int64 // cumulative bytes allocated
 	count     atomic.Int64 // cumulative allocations
+	reserved  atomic.Int64 // bytes held by a device's caching allocator (device.go)
 }
 
 var (
@@ -32,6 +34,9 @@ var (
 )
 
 func statsFor(device string) *devStats {
+	if device == "cuda" {
+		device = "cuda:0"
+	}
 	statsMu.Lock()
 	defer statsMu.Unlock()
 	s := stats[device]
@@ -132,11 +137,15 @@ func MemorySummary() string {
 	statsMu.Unlock()
 	sort.Strings(devs)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-8s %12s %12s %14s %10s\n", "device", "allocated", "peak", "total alloc", "allocs")
+	fmt.Fprintf(&b, "%-8s %12s %12s %12s %14s %10s\n", "device", "allocated", "peak", "reserved", "total alloc", "allocs")
 	for _, d := range devs {
 		s := statsFor(d)
-		fmt.Fprintf(&b, "%-8s %12s %12s %14s %10d\n", d, FormatBytes(s.allocated.Load()),
-			FormatBytes(s.peak.Load()), FormatBytes(s.total.Load()), s.count.Load())
+		reserved := "-" // the CPU has no caching allocator
+		if d != "cpu" {
+			reserved = FormatBytes(s.reserved.Load())
+		}
+		fmt.Fprintf(&b, "%-8s %12s %12s %12s %14s %10d\n", d, FormatBytes(s.allocated.Load()),
+			FormatBytes(s.peak.Load()), reserved, FormatBytes(s.total.Load()), s.count.Load())
 	}
 	return b.String()
 }

@@ -2,16 +2,18 @@ package tensor
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 )
 
-// Generator is a counter-based random number generator (splitmix64 over a
-// seed and a running counter). Dropout masks are a pure function of the
-// seed and the counter value an op reserved, so a mask can be regenerated
-// exactly (gradient checkpointing) and any worker can draw its slice of the
-// stream independently. It is safe for concurrent use.
+// Generator is a seed with a running Philox offset, plus a sequential
+// stream for initialisation and shuffles. Dropout masks are a pure function
+// of the seed and the offset an op reserved (counter-based Philox4x32, as
+// PyTorch's CUDA generator), so a mask can be regenerated exactly (gradient
+// checkpointing), any worker can draw its slice independently, and the CPU
+// and a GPU draw the same mask. It is safe for concurrent use.
 type Generator struct {
 	seed    uint64
 	counter atomic.Uint64
@@ -62,19 +64,6 @@ func (g *Generator) Perm(n int) []int64 {
 	}
 	g.pcg.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
 	return p
-}
-
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
-// uniformAt returns the uniform value in [0, 1) at counter position i of
-// the stream of seed.
-func uniformAt(seed, i uint64) float32 {
-	return float32(splitmix64(seed^splitmix64(i))>>40) * (1.0 / (1 << 24))
 }
 
 var defaultGen = NewGenerator(0)
@@ -144,23 +133,51 @@ func Dropout(x *Tensor, p float32, training bool, gen *Generator) *Tensor {
 	if p == 1 {
 		return MulScalar(x, 0)
 	}
-	seed, base := gen.seed, gen.reserve(x.n)
+	// One Philox offset per element quadruple, as PyTorch advances its
+	// Philox offset: masks of successive calls never share counters.
+	seed, base := gen.seed, gen.reserve((x.n+3)/4)
 	return DropoutAt(x, p, seed, base)
 }
 
-// DropoutAt applies the dropout mask at counter position base of the stream
-// of seed; Dropout draws base from a generator, and checkpoint recomputation
-// replays the same (seed, base).
+// DropoutAt applies the dropout mask of (seed, base): element i is kept
+// when word i%4 of Philox4x32-10 at counter (i/4, base) under key seed,
+// shifted right by 8 and scaled by 2^-24, is >= p (Salmon et al., SC'11;
+// the RNG of PyTorch's CUDA dropout). The CPU and a GPU (kernels.DropoutForward)
+// draw the identical mask for the same (seed, base, p). Dropout draws base
+// from a generator, and checkpoint recomputation replays the same (seed,
+// base).
 func DropoutAt(x *Tensor, p float32, seed, base uint64) *Tensor {
 	defer hookOp("DropoutAt")()
+	if d := deviceOf("DropoutAt", x); d != "cpu" {
+		return cudaDropoutAt(x, p, seed, base)
+	}
 	scale := 1 / (1 - p)
+	// Philox4x32-10 of counter (i/4, base) under key seed, word i%4: the
+	// mask kernels.DropoutForward draws on a GPU (kernels.DropoutKeep).
+	k0, k1 := uint32(seed), uint32(seed>>32)
+	o0, o1 := uint32(base), uint32(base>>32)
 	apply := func(src, dst []float32) {
-		parallelFor(len(src), 1<<14, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				if uniformAt(seed, base+uint64(i)) >= p {
-					dst[i] = src[i] * scale
-				} else {
-					dst[i] = 0
+		groups := (len(src) + 3) / 4
+		n := len(src)
+		keep := func(x float32, w uint32) float32 { // x*scale if kept, else 0
+			if float32(w>>8)*(1.0/16777216.0) >= p {
+				return x * scale
+			}
+			return 0
+		}
+		parallelFor(groups, 1<<12, func(lo, hi int) {
+			for g := lo; g < hi; g++ {
+				w0, w1, w2, w3 := philox4x32(uint32(uint64(g)), uint32(uint64(g)>>32), o0, o1, k0, k1)
+				i := 4 * g
+				if i+4 <= n {
+					s, d := src[i:i+4:i+4], dst[i:i+4:i+4]
+					d[0], d[1], d[2], d[3] = keep(s[0], w0), keep(s[1], w1), keep(s[2], w2), keep(s[3], w3)
+					continue
+				}
+				for j, w := range [4]uint32{w0, w1, w2, w3} {
+					if i+j < n {
+						dst[i+j] = keep(src[i+j], w)
+					}
 				}
 			}
 		})
@@ -172,4 +189,18 @@ func DropoutAt(x *Tensor, p float32, seed, base uint64) *Tensor {
 		apply(g.Float32s(), gx.Float32s())
 		return []*Tensor{gx}
 	})
+}
+
+// philox4x32 is Philox4x32-10 of counter (c0, c1, c2, c3) under key (k0,
+// k1): kernels.Philox4x32 (the CPU twin of the GPU dropout RNG) written
+// with scalar words, several times faster in the dropout loop.
+func philox4x32(c0, c1, c2, c3, k0, k1 uint32) (uint32, uint32, uint32, uint32) {
+	for r := 0; r < 10; r++ {
+		hi0, lo0 := bits.Mul32(0xD2511F53, c0)
+		hi1, lo1 := bits.Mul32(0xCD9E8D57, c2)
+		c0, c1, c2, c3 = hi1^c1^k0, lo1, hi0^c3^k1, lo0
+		k0 += 0x9E3779B9
+		k1 += 0xBB67AE85
+	}
+	return c0, c1, c2, c3
 }

@@ -4,6 +4,9 @@ package tensor
 // The sum is accumulated in float64.
 func Sum(x *Tensor) *Tensor {
 	defer hookOp("Sum")()
+	if d := deviceOf("Sum", x); d != "cpu" {
+		return cudaSum(x)
+	}
 	checkFloat("Sum", x)
 	var s float64
 	for _, v := range x.Float32s() {
@@ -29,6 +32,9 @@ func Mean(x *Tensor) *Tensor {
 // drops that dimension (or keeps it with size 1 when keepDim is set).
 func SumDim(x *Tensor, dim int, keepDim bool) *Tensor {
 	defer hookOp("SumDim")()
+	if d := deviceOf("SumDim", x); d != "cpu" {
+		return cudaSumDim(x, dim, keepDim)
+	}
 	checkFloat("SumDim", x)
 	if dim < 0 {
 		dim += x.Dim()
@@ -90,6 +96,9 @@ func splitAt(shape []int, dim int) (outer, d, inner int) {
 // value in each row: (N, C) -> (N). Ties resolve to the first index.
 func ArgMax(x *Tensor) *Tensor {
 	defer hookOp("ArgMax")()
+	if d := deviceOf("ArgMax", x); d != "cpu" {
+		return cudaArgMax(x)
+	}
 	checkFloat("ArgMax", x)
 	if x.Dim() != 2 {
 		panicf(ErrShape, "ArgMax", "needs a 2-D tensor, got shape %v", x.shape)

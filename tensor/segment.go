@@ -29,6 +29,9 @@ func SegmentReduce(x *Tensor, offsets []int64, reduce string) *Tensor {
 // (M) int64 -> (n, F). Float32, with gradients.
 func ScatterReduce(n int, idx, src *Tensor, reduce string) *Tensor {
 	defer hookOp("ScatterReduce")()
+	if d := deviceOf("ScatterReduce", idx, src); d != "cpu" {
+		idx = download(idx) // the segment adjacency is built on the host; SpMM runs on d
+	}
 	ids := checkIndex("ScatterReduce", idx, n)
 	m, _ := rows2("ScatterReduce", src)
 	if m != len(ids) {

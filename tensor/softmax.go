@@ -6,6 +6,9 @@ import "math"
 // stably as x - max - log(sum(exp(x - max))): (..., C) -> (..., C), float32.
 func LogSoftmax(x *Tensor) *Tensor {
 	defer hookOp("LogSoftmax")()
+	if d := deviceOf("LogSoftmax", x); d != "cpu" {
+		return cudaLogSoftmax(x)
+	}
 	checkFloat("LogSoftmax", x)
 	if x.Dim() == 0 {
 		panicf(ErrShape, "LogSoftmax", "needs at least 1 dimension")
@@ -68,6 +71,9 @@ func Softmax(x *Tensor) *Tensor {
 // with ErrShape or ErrIndex naming the bad shape or target.
 func CrossEntropy(logits, targets *Tensor) *Tensor {
 	defer hookOp("CrossEntropy")()
+	if d := deviceOf("CrossEntropy", logits, targets); d != "cpu" {
+		return cudaCrossEntropy(logits, targets)
+	}
 	return NLLLoss(LogSoftmax(logits), targets)
 }
 
@@ -75,6 +81,9 @@ func CrossEntropy(logits, targets *Tensor) *Tensor {
 // targets (N) int64 -> scalar (torch.nn.functional.nll_loss).
 func NLLLoss(logp, targets *Tensor) *Tensor {
 	defer hookOp("NLLLoss")()
+	if d := deviceOf("NLLLoss", logp, targets); d != "cpu" {
+		return cudaNLLLoss(logp, targets)
+	}
 	checkFloat("NLLLoss", logp)
 	if logp.Dim() != 2 || targets.Dim() != 1 || targets.shape[0] != logp.shape[0] {
 		panicf(ErrShape, "NLLLoss", "needs log-probabilities (N, C) and targets (N), got %v and %v", logp.shape, targets.shape)
@@ -110,8 +119,12 @@ func NLLLoss(logp, targets *Tensor) *Tensor {
 // Accuracy returns the fraction of rows of logits (N, C) whose arg-max
 // equals the int64 target (N). It records no gradient.
 func Accuracy(logits, targets *Tensor) float64 {
+	dev := deviceOf("Accuracy", logits, targets)
 	if targets.Dim() != 1 || logits.Dim() != 2 || targets.shape[0] != logits.shape[0] {
 		panicf(ErrShape, "Accuracy", "needs logits (N, C) and targets (N), got %v and %v", logits.shape, targets.shape)
+	}
+	if dev != "cpu" {
+		return cudaAccuracy(logits, targets)
 	}
 	if logits.shape[0] == 0 {
 		return 0

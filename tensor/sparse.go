@@ -20,6 +20,7 @@ type Adj struct {
 
 	revOnce sync.Once
 	rev     *Adj
+	cuda    sync.Map // device name -> *devAdj, the copy on that GPU (cuda_sparse.go)
 }
 
 // NumEdges returns the number of edges.
@@ -127,6 +128,9 @@ func rows2(op string, t *Tensor) (int, int) {
 // sizes and with a plain *Error on an unknown reducer.
 func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 	defer hookOp("SpMM")()
+	if d := deviceOf("SpMM", u, e); d != "cpu" {
+		return cudaSpMM(adj, u, e, reduce)
+	}
 	checkFloat("SpMM", u)
 	ns, f := rows2("SpMM", u)
 	if ns != adj.NumSrc {
@@ -299,6 +303,9 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 // Float32; gradients flow to lhs and rhs.
 func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 	defer hookOp("SDDMM")()
+	if d := deviceOf("SDDMM", lhs, rhs); d != "cpu" {
+		return cudaSDDMM(adj, lhs, rhs, op)
+	}
 	checkFloat("SDDMM", lhs, rhs)
 	nl, dl := rows2("SDDMM", lhs)
 	nr, dr := rows2("SDDMM", rhs)
@@ -402,6 +409,9 @@ func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 // computed with the maximum subtracted. Float32.
 func EdgeSoftmax(adj *Adj, scores *Tensor) *Tensor {
 	defer hookOp("EdgeSoftmax")()
+	if d := deviceOf("EdgeSoftmax", scores); d != "cpu" {
+		return cudaEdgeSoftmax(adj, scores)
+	}
 	checkFloat("EdgeSoftmax", scores)
 	ne, h := rows2("EdgeSoftmax", scores)
 	if ne != adj.NumEdges() {

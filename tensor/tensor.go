@@ -132,7 +132,7 @@ func (t *Tensor) Numel() int { return t.n }
 // DType returns the element type.
 func (t *Tensor) DType() DType { return t.dtype }
 
-// Device returns the device the tensor lives on ("cpu").
+// Device returns the device the tensor lives on: "cpu" or "cuda:N" (see To).
 func (t *Tensor) Device() string { return t.st.device }
 
 // Nbytes returns the bytes of the tensor's elements.
@@ -144,6 +144,7 @@ func (t *Tensor) Float32s() []float32 {
 	if t.dtype != Float32 {
 		panicf(ErrDType, "Float32s", "tensor is %s, not float32", t.dtype)
 	}
+	mustHost("Float32s", t)
 	return t.st.f32[t.off : t.off+t.n : t.off+t.n]
 }
 
@@ -152,6 +153,7 @@ func (t *Tensor) Int64s() []int64 {
 	if t.dtype != Int64 {
 		panicf(ErrDType, "Int64s", "tensor is %s, not int64", t.dtype)
 	}
+	mustHost("Int64s", t)
 	return t.st.i64[t.off : t.off+t.n : t.off+t.n]
 }
 
@@ -160,6 +162,7 @@ func (t *Tensor) Bools() []bool {
 	if t.dtype != Bool {
 		panicf(ErrDType, "Bools", "tensor is %s, not bool", t.dtype)
 	}
+	mustHost("Bools", t)
 	return t.st.b[t.off : t.off+t.n : t.off+t.n]
 }
 
@@ -167,6 +170,9 @@ func (t *Tensor) Bools() []bool {
 func (t *Tensor) Item() float64 {
 	if t.n != 1 {
 		panicf(ErrShape, "Item", "tensor of shape %v has %d elements, want 1", t.shape, t.n)
+	}
+	if t.st.device != "cpu" {
+		return deviceElem(t, 0) // reads the device (a synchronization)
 	}
 	switch t.dtype {
 	case Float32:
@@ -192,6 +198,9 @@ func (t *Tensor) At(idx ...int) float64 {
 			panicf(ErrIndex, "At", "index %v out of range for shape %v", idx, t.shape)
 		}
 		off = off*t.shape[i] + x
+	}
+	if t.st.device != "cpu" {
+		return deviceElem(t, off)
 	}
 	switch t.dtype {
 	case Float32:
@@ -227,6 +236,7 @@ func (t *Tensor) Grad() *Tensor { return t.grad }
 
 // SetGrad replaces the accumulated gradient (nil clears it).
 func (t *Tensor) SetGrad(g *Tensor) {
+	deviceOf("SetGrad", t, g)
 	if g != nil && !sameShape(g.shape, t.shape) {
 		panicf(ErrShape, "SetGrad", "gradient shape %v does not match tensor shape %v", g.shape, t.shape)
 	}
@@ -246,6 +256,9 @@ func (t *Tensor) Detach() *Tensor {
 
 // Clone returns a copy of t's data with no autograd history.
 func (t *Tensor) Clone() *Tensor {
+	if t.st.device != "cpu" {
+		return cudaClone(t)
+	}
 	c := New(t.dtype, t.shape...)
 	switch t.dtype {
 	case Float32:
@@ -261,6 +274,10 @@ func (t *Tensor) Clone() *Tensor {
 // CopyFrom copies src's elements into t in place (same dtype and element
 // count), outside autograd. Optimizers and checkpoint loading use it.
 func (t *Tensor) CopyFrom(src *Tensor) {
+	if t.st.device != "cpu" || src.st.device != "cpu" {
+		cudaCopyFrom(t, src) // between devices too, as torch.Tensor.copy_
+		return
+	}
 	if src.dtype != t.dtype || src.n != t.n {
 		panicf(ErrShape, "CopyFrom", "cannot copy %s%v into %s%v", src.dtype, src.shape, t.dtype, t.shape)
 	}
@@ -289,6 +306,9 @@ func sameShape(a, b []int) bool {
 // String renders a summary and, for small tensors, the values, like
 // PyTorch's repr: tensor([[...]], shape=[2 3], dtype=float32).
 func (t *Tensor) String() string {
+	if t.st.device != "cpu" {
+		return deviceString(t)
+	}
 	var b strings.Builder
 	b.WriteString("tensor(")
 	if t.n <= 64 {

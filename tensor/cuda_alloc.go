@@ -1,0 +1,325 @@
+package tensor
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gnnrepl/gnnrepl/kernels"
+)
+
+// cudaDevice is one GPU as package tensor uses it: the kernels.Device, the
+// legacy default stream every op queues on (so ops, copies and the reuse
+// of cached blocks are ordered), a cuBLAS handle, this package's PTX module
+// and the caching allocator.
+type cudaDevice struct {
+	name  string
+	dev   *kernels.Device
+	s     *kernels.Stream
+	stats *devStats
+
+	blasOnce sync.Once
+	blas     *kernels.BLAS
+	blasErr  error
+
+	fnMu sync.Mutex
+	mod  *kernels.Module
+	fns  map[string]*kernels.Function
+
+	// Caching allocator: free blocks by size class. A block returns here
+	// when its storage is freed (Tensor.Free or the storage's finalizer)
+	// and is reused by the next allocation of the same class; EmptyCache
+	// gives the cached blocks back to the driver.
+	mu      sync.Mutex
+	cache   map[int64][]kernels.DevicePtr
+	cached  int64        // bytes in cache
+	sinceGC atomic.Int64 // bytes newly allocated from the driver since the last forced GC
+	gcEvery int64
+}
+
+var (
+	cudaMu   sync.Mutex
+	cudaDevs = map[string]*cudaDevice{}
+)
+
+//go:generate go run github.com/gnnrepl/gnnrepl/kernels/internal/genptx
+//go:embed ptx/cuda_ops.ptx
+var cudaOpsPTX []byte
+
+// openCUDA returns the device named name ("cuda:N"), opening it on first use.
+func openCUDA(name string) (*cudaDevice, error) {
+	ord, name, err := parseDevice(name)
+	if err != nil {
+		return nil, err
+	}
+	if ord < 0 {
+		return nil, fmt.Errorf("tensor: %s is not a CUDA device: %w", name, ErrDevice)
+	}
+	cudaMu.Lock()
+	defer cudaMu.Unlock()
+	if d := cudaDevs[name]; d != nil {
+		return d, nil
+	}
+	kd, err := kernels.Open(ord)
+	if err != nil {
+		return nil, fmt.Errorf("tensor: opening %s: %w", name, err)
+	}
+	d := &cudaDevice{name: name, dev: kd, s: kd.DefaultStream(), stats: statsFor(name),
+		cache: map[int64][]kernels.DevicePtr{}, fns: map[string]*kernels.Function{}}
+	// Force a collection (which returns unreachable tensors' blocks to the
+	// cache) after every gcEvery bytes of new driver allocations: the Go
+	// collector does not see device memory, only the small storage headers.
+	d.gcEvery = 1 << 30
+	if tot := int64(kd.Info().TotalMem); tot > 0 && tot/8 < d.gcEvery {
+		d.gcEvery = tot / 8
+	}
+	cudaDevs[name] = d
+	return d, nil
+}
+
+// mustCUDA is openCUDA for ops: it panics with ErrDevice on failure.
+func mustCUDA(op, name string) *cudaDevice {
+	d, err := openCUDA(name)
+	if err != nil {
+		panicf(ErrDevice, op, "%v", err)
+	}
+	return d
+}
+
+// cudaIfOpen returns the device named name if it was opened, else nil.
+func cudaIfOpen(name string) *cudaDevice {
+	cudaMu.Lock()
+	defer cudaMu.Unlock()
+	return cudaDevs[name]
+}
+
+// must panics with ErrCUDA naming op when err is not nil.
+func (d *cudaDevice) must(op string, err error) {
+	if err != nil {
+		panicf(ErrCUDA, op, "on %s: %v", d.name, err)
+	}
+}
+
+// blasHandle returns the device's cuBLAS handle, created on first use.
+func (d *cudaDevice) blasHandle(op string) *kernels.BLAS {
+	d.blasOnce.Do(func() { d.blas, d.blasErr = kernels.NewBLAS(d.dev) })
+	d.must(op, d.blasErr)
+	return d.blas
+}
+
+// fn returns kernel name of this package's PTX module (cuda_ops.cu).
+func (d *cudaDevice) fn(op, name string) *kernels.Function {
+	d.fnMu.Lock()
+	defer d.fnMu.Unlock()
+	if f := d.fns[name]; f != nil {
+		return f
+	}
+	if d.mod == nil {
+		m, err := d.dev.LoadModule(cudaOpsPTX)
+		d.must(op, err)
+		d.mod = m
+	}
+	f, err := d.mod.Function(name)
+	d.must(op, err)
+	d.fns[name] = f
+	return f
+}
+
+// launch1D queues kernel name over n work items with 256-thread blocks
+// (the kernels stride over the grid, capped at 2^20 blocks).
+func (d *cudaDevice) launch1D(op, name string, n int64, args ...any) {
+	if n <= 0 {
+		return
+	}
+	b := (n + 255) / 256
+	if b > 1<<20 {
+		b = 1 << 20
+	}
+	d.must(op, kernels.Launch(d.s, d.fn(op, name), kernels.Dim3{X: int(b), Y: 1, Z: 1}, kernels.Dim3{X: 256, Y: 1, Z: 1}, 0, args...))
+}
+
+// roundBlock returns the size class of an n-byte request: multiples of
+// 512 bytes below 1 MiB, of 2 MiB above (PyTorch's small and large pools).
+func roundBlock(n int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	if n < 1<<20 {
+		return (n + 511) &^ 511
+	}
+	return (n + (2<<20 - 1)) &^ (2<<20 - 1)
+}
+
+func (d *cudaDevice) takeCached(b int64) (kernels.DevicePtr, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	l := d.cache[b]
+	if len(l) == 0 {
+		return 0, false
+	}
+	p := l[len(l)-1]
+	d.cache[b] = l[:len(l)-1]
+	d.cached -= b
+	return p, true
+}
+
+// alloc returns a block of at least n bytes and its size class.
+func (d *cudaDevice) alloc(op string, n int64) (kernels.DevicePtr, int64) {
+	b := roundBlock(n)
+	if b == 0 {
+		return 0, 0
+	}
+	if p, ok := d.takeCached(b); ok {
+		return p, b
+	}
+	if d.sinceGC.Load() >= d.gcEvery {
+		d.sinceGC.Store(0)
+		collectGarbage()
+		if p, ok := d.takeCached(b); ok {
+			return p, b
+		}
+	}
+	p, err := d.dev.Alloc(int(b))
+	if err != nil {
+		// Out of memory: collect unreachable tensors, give the cache back
+		// and try once more.
+		collectGarbage()
+		if p, ok := d.takeCached(b); ok {
+			return p, b
+		}
+		d.emptyCache()
+		p, err = d.dev.Alloc(int(b))
+		if err != nil {
+			panicf(ErrOutOfMemory, op, "cannot allocate %s on %s (allocated %s, reserved %s): %v",
+				FormatBytes(b), d.name, FormatBytes(d.stats.allocated.Load()), FormatBytes(d.stats.reserved.Load()), err)
+		}
+	}
+	d.sinceGC.Add(b)
+	d.stats.reserved.Add(b)
+	return p, b
+}
+
+// release returns block p of size class b to the cache. It is called by
+// finalizers, so it makes no CUDA call.
+func (d *cudaDevice) release(p kernels.DevicePtr, b int64) {
+	if b == 0 {
+		return
+	}
+	d.mu.Lock()
+	d.cache[b] = append(d.cache[b], p)
+	d.cached += b
+	d.mu.Unlock()
+}
+
+// emptyCache frees every cached block (after the queued work that may still
+// use a just-released block has finished).
+func (d *cudaDevice) emptyCache() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cached == 0 {
+		return
+	}
+	_ = d.dev.Synchronize()
+	sizes := make([]int64, 0, len(d.cache))
+	for b := range d.cache {
+		sizes = append(sizes, b)
+	}
+	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
+	for _, b := range sizes {
+		for _, p := range d.cache[b] {
+			if d.dev.Free(p) == nil {
+				d.stats.reserved.Add(-b)
+			}
+		}
+		delete(d.cache, b)
+	}
+	d.cached = 0
+}
+
+// newStorage returns device storage for n elements of dt (not cleared),
+// counted in MemoryAllocated by its block size, released to the cache by
+// Tensor.Free or its finalizer.
+func (d *cudaDevice) newStorage(op string, dt DType, n int) *storage {
+	return d.newRaw(op, int64(n)*int64(dt.Size()))
+}
+
+// newRaw returns device storage of bytes bytes (see newStorage).
+func (d *cudaDevice) newRaw(op string, bytes int64) *storage {
+	p, b := d.alloc(op, bytes)
+	st := &storage{bytes: bytes, device: d.name, dev: &devStorage{cuda: d, ptr: p, block: b}}
+	if b > 0 {
+		countAlloc(d.name, b)
+		runtime.SetFinalizer(st, releaseDev)
+	}
+	return st
+}
+
+// releaseDev returns st's block to its device's cache.
+func releaseDev(st *storage) {
+	ds := st.dev
+	if ds.freed {
+		return
+	}
+	ds.freed = true
+	if ds.block > 0 && ds.cuda != nil {
+		countFree(st.device, ds.block)
+		ds.cuda.release(ds.ptr, ds.block)
+	}
+	ds.ptr = 0
+}
+
+// empty returns an uninitialised device tensor.
+func (d *cudaDevice) empty(op string, dt DType, shape []int) *Tensor {
+	n := numel(shape)
+	return &Tensor{shape: append([]int(nil), shape...), dtype: dt, st: d.newStorage(op, dt, n), n: n}
+}
+
+// zeros returns a device tensor filled with zero bytes.
+func (d *cudaDevice) zeros(op string, dt DType, shape []int) *Tensor {
+	t := d.empty(op, dt, shape)
+	if bytes := t.n * dt.Size(); bytes > 0 {
+		d.must(op, d.dev.Memset8(t.st.dev.ptr, 0, bytes))
+	}
+	return t
+}
+
+// upload copies a CPU tensor to a new tensor on d; int64 tensors record
+// their value bounds for index checks.
+func (d *cudaDevice) upload(op string, t *Tensor) *Tensor {
+	out := d.empty(op, t.dtype, t.shape)
+	if t.n == 0 {
+		return out
+	}
+	p := out.st.dev.ptr
+	switch t.dtype {
+	case Float32:
+		d.must(op, d.dev.UploadFloat32(p, t.Float32s()))
+	case Int64:
+		v := t.Int64s()
+		d.must(op, d.dev.UploadInt64(p, v))
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		for _, x := range v {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		ds := out.st.dev
+		ds.bounded, ds.lo, ds.hi = true, lo, hi
+	case Bool:
+		b := t.Bools()
+		d.must(op, d.dev.UploadBytes(p, unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b))))
+	}
+	return out
+}
+
+// uploadRaw copies host bytes into a new storage of d, for graph structure.
+func (d *cudaDevice) uploadRaw(op string, bytes int, src unsafe.Pointer) *storage {
+	st := d.newRaw(op, int64(bytes))
+	if bytes > 0 {
+		d.must(op, d.dev.CopyHtoD(st.dev.ptr, src, bytes))
+	}
+	return st
+}
