@@ -10,6 +10,8 @@ package builtins
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/sampling
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/datasets
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/profile
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/nn
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/optim
 
 // The doc table must come after the symbol tables.
 //
