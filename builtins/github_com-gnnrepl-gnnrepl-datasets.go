@@ -43,6 +43,7 @@ func init() {
 		"PlanetoidNames":       reflect.ValueOf(&datasets.PlanetoidNames).Elem(),
 		"PlanetoidPath":        reflect.ValueOf(datasets.PlanetoidPath),
 		"PlanetoidSuffixes":    reflect.ValueOf(&datasets.PlanetoidSuffixes).Elem(),
+		"Preload":              reflect.ValueOf(datasets.Preload),
 		"RandomSplitIdx":       reflect.ValueOf(datasets.RandomSplitIdx),
 		"ReadFacebookPagePage": reflect.ValueOf(datasets.ReadFacebookPagePage),
 		"ReadNPZ":              reflect.ValueOf(datasets.ReadNPZ),

@@ -35,10 +35,7 @@ const PreludeImports = `import (
 `
 
 const preload = `
-ds, preludeNotice := datasets.LoadOrSynthetic("cora", "")
-if preludeNotice != "" {
-	fmt.Fprintln(os.Stderr, "gnnrepl:", preludeNotice)
-}
+ds := datasets.Preload("cora", os.Stderr)
 g := ds.Graph
 sampler := sampling.NeighborSampler{Fanouts: []int{15, 10}}
 model := nn.NewGraphSAGE(nn.SAGEOptions{InFeats: ds.NumFeatures, HiddenFeats: 64, OutFeats: ds.NumClasses, Dropout: 0.5, Seed: 0})

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -118,4 +119,14 @@ func LoadOrSynthetic(name, dir string) (d *Dataset, notice string) {
 	}
 	d.Name = "synthetic-" + name
 	return d, fmt.Sprintf("%s not loaded (%v); using a synthetic graph of the same shape (set GNNREPL_DATA or --data)", name, err)
+}
+
+// Preload is LoadOrSynthetic for a session's prelude: it writes the notice,
+// if any, as one "gnnrepl: ..." line to w and returns the dataset.
+func Preload(name string, w io.Writer) *Dataset {
+	d, notice := LoadOrSynthetic(name, "")
+	if notice != "" && w != nil {
+		fmt.Fprintln(w, "gnnrepl:", notice)
+	}
+	return d
 }

@@ -65,7 +65,7 @@ func (s *Session) Vars() []Var {
 		if kind == "" {
 			kind = "var"
 		}
-		val := Format(v)
+		val := strings.Join(strings.Fields(Format(v)), " ") // one line per variable
 		if len(val) > 80 {
 			val = val[:77] + "..."
 		}
