@@ -375,6 +375,9 @@ func TestLossCurve(t *testing.T) {
 		t.Fatal(err)
 	}
 	decodePNG(t, raw)
+	if b := Bundle(c); b["image/png"] == nil || b["text/plain"] != last["text/plain"] {
+		t.Errorf("Bundle(curve) = %v", b["text/plain"])
+	}
 	if c.Len() != 3 || len(c.Series("loss")) != 3 {
 		t.Errorf("Len %d", c.Len())
 	}

@@ -192,6 +192,18 @@ func (c *LossCurve) String() string {
 	return fmt.Sprintf("%s %d: %s", prefix, n, strings.Join(parts, ", "))
 }
 
+// MIMEBundle is the curve as image/png with its String as text/plain, so
+// that a cell ending in the curve's name shows the plot.
+func (c *LossCurve) MIMEBundle() map[string]any {
+	data, err := c.PNG()
+	if err != nil {
+		return map[string]any{"text/plain": err.Error()}
+	}
+	b := PNGBundle(data)
+	b["text/plain"] = c.String()
+	return b
+}
+
 // Show draws the curve in its output (the first call displays it, later
 // calls replace it). A rendering error is shown as text.
 func (c *LossCurve) Show() {
@@ -199,12 +211,5 @@ func (c *LossCurve) Show() {
 		c.h.Publish(map[string]any{"text/plain": c.String()})
 		return
 	}
-	data, err := c.PNG()
-	if err != nil {
-		c.h.Publish(map[string]any{"text/plain": err.Error()})
-		return
-	}
-	b := PNGBundle(data)
-	b["text/plain"] = c.String()
-	c.h.Publish(b)
+	c.h.Publish(c.MIMEBundle())
 }
