@@ -1,6 +1,7 @@
 package main
 
-// runKernel runs `gnnrepl kernel ARGS...` and returns the exit status. It
-// is the Jupyter kernel package's entry point once that package is wired in
-// (runKernel = kernel.Main); nil means the kernel is not built in.
-var runKernel func(args []string) int
+import "github.com/gnnrepl/gnnrepl/kernel"
+
+// runKernel runs `gnnrepl kernel ARGS...` (the Jupyter kernel, and
+// `gnnrepl kernel install`) and returns the exit status.
+var runKernel func(args []string) int = kernel.Main
