@@ -61,6 +61,7 @@ func (k *Kernel) handleExecute(m *Message, seq uint64) {
 	ctx, cancel := context.WithCancelCause(k.ctx)
 	defer cancel(errCellDone)
 	cio := newCellIO(k, m, ctx, req.Silent, allowStdin)
+	cio.count = count
 	if !req.Silent {
 		k.outTarget.Store(cio)
 	}
@@ -272,6 +273,7 @@ func (discardIO) Stderr() io.Writer                                   { return i
 func (discardIO) Display(_, _ map[string]any, _ string, _ bool) error { return nil }
 func (discardIO) ClearOutput(bool)                                    {}
 func (discardIO) Input(string, bool) (string, error)                  { return "", ErrStdinNotAllowed }
+func (discardIO) ExecutionCount() int                                 { return 0 }
 
 // flushEvery is the period of stream flushes while a cell runs.
 const flushEvery = 50 * time.Millisecond

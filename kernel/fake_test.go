@@ -186,3 +186,12 @@ func (f *fakeSession) IsComplete(code string) (string, string) {
 type panicMarshaler struct{}
 
 func (panicMarshaler) MarshalJSON() ([]byte, error) { panic("MarshalJSON exploded") }
+
+// waitStarted waits until a cell with this code has started.
+func (f *fakeSession) waitStarted(code string) {
+	for c := range f.started {
+		if c == code {
+			return
+		}
+	}
+}

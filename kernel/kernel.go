@@ -3,9 +3,9 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"os"
 	"runtime"
@@ -14,8 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/go-zeromq/zmq4"
 )
 
 // Options tune a Kernel. The zero value is ready to use.
@@ -57,7 +55,7 @@ type Kernel struct {
 	session  string // this kernel's session id, in every header it sends
 	username string
 
-	shell, control, stdin, hb zmq4.Socket
+	shell, control, stdin, hb msgSocket
 	iopub                     *pubSocket
 
 	// ctx lives until shutdown; cells run under children of it.
@@ -148,44 +146,41 @@ func New(info ConnectionInfo, sess Session, opts Options) (*Kernel, error) {
 	}
 	k.ctx, k.cancel = context.WithCancelCause(context.Background())
 
-	// The sockets get their own context: they must outlive k.ctx long
-	// enough to deliver shutdown_reply and the last status messages.
-	zlog := log.New(&prefixWriter{k: k}, "zmq4: ", 0)
-	sctx := context.Background()
-	k.hb = zmq4.NewRouter(sctx, zmq4.WithLogger(zlog))
-	k.shell = zmq4.NewRouter(sctx, zmq4.WithLogger(zlog))
-	k.control = zmq4.NewRouter(sctx, zmq4.WithLogger(zlog))
-	k.stdin = zmq4.NewRouter(sctx, zmq4.WithLogger(zlog))
-	binds := []struct {
+	// Bind every socket; on failure close those already bound.
+	fail := func(name string, port int, err error) (*Kernel, error) {
+		k.closeSockets()
+		k.cancel(errShutdown)
+		return nil, fmt.Errorf("kernel: binding %s socket to %s: %w", name, k.info.endpoint(port), err)
+	}
+	routers := []struct {
 		name string
-		sock zmq4.Socket
+		sock *msgSocket
 		port *int
 	}{
-		{"hb", k.hb, &k.info.HBPort},
-		{"shell", k.shell, &k.info.ShellPort},
-		{"control", k.control, &k.info.ControlPort},
-		{"stdin", k.stdin, &k.info.StdinPort},
+		{"hb", &k.hb, &k.info.HBPort},
+		{"shell", &k.shell, &k.info.ShellPort},
+		{"control", &k.control, &k.info.ControlPort},
+		{"stdin", &k.stdin, &k.info.StdinPort},
+	}
+	for _, b := range routers {
+		network, addr := k.info.netAddr(*b.port)
+		r, err := listenRouter(network, addr, b.name, k.logf)
+		if err != nil {
+			return fail(b.name, *b.port, err)
+		}
+		*b.sock = r
+		if a, ok := r.Addr().(*net.TCPAddr); ok && *b.port == 0 {
+			*b.port = a.Port
+		}
 	}
 	network, addr := k.info.netAddr(k.info.IOPubPort)
-	pub, err := listenPub(network, addr, k.logf)
+	pub, err := listenPub(network, addr, k.logf, k.welcome)
 	if err != nil {
-		k.cancel(errShutdown)
-		return nil, fmt.Errorf("kernel: binding iopub socket to %s: %w", k.info.endpoint(k.info.IOPubPort), err)
+		return fail("iopub", k.info.IOPubPort, err)
 	}
 	k.iopub = pub
 	if a, ok := pub.Addr().(*net.TCPAddr); ok && k.info.IOPubPort == 0 {
 		k.info.IOPubPort = a.Port
-	}
-	for _, b := range binds {
-		ep := k.info.endpoint(*b.port)
-		if err := b.sock.Listen(ep); err != nil {
-			k.closeSockets()
-			k.cancel(errShutdown)
-			return nil, fmt.Errorf("kernel: binding %s socket to %s: %w", b.name, ep, err)
-		}
-		if a, ok := b.sock.Addr().(*net.TCPAddr); ok && *b.port == 0 {
-			*b.port = a.Port
-		}
 	}
 	return k, nil
 }
@@ -276,7 +271,7 @@ func (k *Kernel) closeSockets() {
 	if already {
 		return
 	}
-	for _, s := range []zmq4.Socket{k.hb, k.shell, k.control, k.stdin} {
+	for _, s := range []msgSocket{k.hb, k.shell, k.control, k.stdin} {
 		if s != nil {
 			s.Close()
 		}
@@ -320,22 +315,18 @@ func (k *Kernel) runRecovered(f func()) (ok bool) {
 	return true
 }
 
-// recv reads one user message from s. ok is false once the socket is closed.
-func (k *Kernel) recv(s zmq4.Socket, name string) (frames [][]byte, ok bool) {
+// recv reads one message from s. ok is false once the socket is closed.
+func (k *Kernel) recv(s msgSocket, name string) (frames [][]byte, ok bool) {
 	for {
-		msg, err := s.Recv()
-		if err != nil {
-			if k.isClosed() || k.ctx.Err() != nil {
-				return nil, false
-			}
-			k.logf("%s: receive: %v", name, err)
-			time.Sleep(10 * time.Millisecond)
-			continue
+		frames, err := s.Recv()
+		if err == nil {
+			return frames, true
 		}
-		if msg.Type == zmq4.CmdMsg {
-			continue // ZMTP command (PING...), not a Jupyter message
+		if k.isClosed() || errors.Is(err, errSocketClosed) {
+			return nil, false
 		}
-		return msg.Frames, true
+		k.logf("%s: receive: %v", name, err)
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -346,10 +337,7 @@ func (k *Kernel) hbLoop() {
 		if !ok {
 			return
 		}
-		if len(frames) == 0 {
-			continue
-		}
-		if err := k.hb.Send(zmq4.NewMsgFrom(frames...)); err != nil && !k.isClosed() {
+		if err := k.hb.Send(frames); err != nil && !k.isClosed() {
 			k.logf("hb: echo: %v", err)
 		}
 	}
@@ -482,7 +470,7 @@ func (c channel) String() string {
 	return "shell"
 }
 
-func (k *Kernel) socket(c channel) zmq4.Socket {
+func (k *Kernel) socket(c channel) msgSocket {
 	if c == controlChan {
 		return k.control
 	}
@@ -667,7 +655,7 @@ func (k *Kernel) reply(c channel, req *Message, msgType string, metadata, conten
 }
 
 // sendHeader sends one message with header h to the peer that sent parent.
-func (k *Kernel) sendHeader(s zmq4.Socket, parent *Message, h Header, metadata, content any) error {
+func (k *Kernel) sendHeader(s msgSocket, parent *Message, h Header, metadata, content any) error {
 	frames, err := k.sig.encode(parent.Identities, h, parent.RawHeader, metadata, content)
 	if err != nil {
 		return err
@@ -675,7 +663,7 @@ func (k *Kernel) sendHeader(s zmq4.Socket, parent *Message, h Header, metadata, 
 	if k.isClosed() {
 		return fmt.Errorf("kernel: socket closed")
 	}
-	return s.Send(zmq4.NewMsgFrom(frames...))
+	return s.Send(frames)
 }
 
 // publish sends one IOPub message. parent may be nil (status "starting").
@@ -700,20 +688,24 @@ func (k *Kernel) publish(parent *Message, msgType string, content any) error {
 	return nil
 }
 
+// welcome is JEP 65's iopub_welcome message, sent to each new IOPub
+// subscriber, so that a front end knows at once that IOPub is connected
+// (jupyter_client waits for any IOPub message before declaring the kernel
+// ready); front ends that do not know the type ignore it.
+func (k *Kernel) welcome(topic string) [][]byte {
+	frames, err := k.sig.encode([][]byte{[]byte("kernel." + k.session + ".iopub_welcome")}, k.header("iopub_welcome"), nil, nil, map[string]any{"subscription": topic})
+	if err != nil {
+		return nil
+	}
+	return frames
+}
+
 // logf writes one line to the kernel's log.
 func (k *Kernel) logf(format string, args ...any) {
 	k.logMu.Lock()
 	defer k.logMu.Unlock()
 	msg := fmt.Sprintf(format, args...)
 	fmt.Fprintf(k.opts.Log, "[gnnrepl kernel] %s\n", strings.TrimRight(msg, "\n"))
-}
-
-// prefixWriter routes zmq4's log lines to the kernel log.
-type prefixWriter struct{ k *Kernel }
-
-func (w *prefixWriter) Write(p []byte) (int, error) {
-	w.k.logf("%s", p)
-	return len(p), nil
 }
 
 // forward sends captured process output to the latest cell. It reports

@@ -84,12 +84,21 @@ func TestStatusStartingOnce(t *testing.T) {
 	c.iopubUntilIdle(id)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	starting := 0
-	for i, m := range c.pub {
+	starting, statuses := 0, 0
+	for _, m := range c.pub {
+		if m.Header.MsgType == "iopub_welcome" {
+			if got := content(t, m)["subscription"]; got != "" {
+				t.Errorf("iopub_welcome subscription %q", got)
+			}
+			continue
+		}
+		if m.Header.MsgType == "status" {
+			statuses++
+		}
 		if isStatus(m, "starting") {
 			starting++
-			if i != 0 || string(m.Parent) != "{}" {
-				t.Errorf("starting at %d with parent %s", i, m.Parent)
+			if statuses != 1 || string(m.Parent) != "{}" {
+				t.Errorf("starting is status %d, with parent %s", statuses, m.Parent)
 			}
 		}
 	}
@@ -235,9 +244,7 @@ func TestStopOnErrorAborts(t *testing.T) {
 				return c.send(c.shell, "execute_request", map[string]any{"code": code, "stop_on_error": stop})
 			}
 			first := req("block")
-			if code := <-f.started; code != "block" {
-				t.Fatalf("started %q", code)
-			}
+			f.waitStarted("block")
 			queued := []string{req("result a"), req("result b")}
 			info := c.send(c.shell, "kernel_info_request", map[string]any{})
 			// Wait until the kernel has read all three; then fail the cell.
@@ -276,7 +283,7 @@ func TestInterruptRunningCell(t *testing.T) {
 	f := newFake()
 	_, c, _ := startKernel(t, f, testKey)
 	id := c.send(c.shell, "execute_request", map[string]any{"code": "out working\nblock"})
-	<-f.started
+	f.waitStarted("out working\nblock")
 	c.waitIOPub(id, "stream") // output streams while the cell runs
 	ir := c.send(c.control, "interrupt_request", map[string]any{})
 	if r := content(t, c.reply(c.controlCh, ir)); r["status"] != "ok" {
@@ -579,7 +586,7 @@ func TestShutdownStopsRunningCell(t *testing.T) {
 	c := dialClient(t, k.ConnectionInfo())
 	c.waitSubscribed()
 	id := c.send(c.shell, "execute_request", map[string]any{"code": "block"})
-	<-f.started
+	f.waitStarted("block")
 	c.reply(c.controlCh, c.send(c.control, "shutdown_request", map[string]any{"restart": false}))
 	r := content(t, c.reply(c.shellCh, id))
 	if r["status"] != "error" || r["ename"] != "KernelShutdown" {

@@ -23,6 +23,7 @@ type cellIO struct {
 	ctx        context.Context
 	silent     bool
 	allowStdin bool
+	count      int
 
 	mu      sync.Mutex
 	segs    []segment
@@ -236,3 +237,5 @@ func (c *cellIO) Input(prompt string, password bool) (string, error) {
 	c.mu.Unlock()
 	return c.k.requestInput(c.ctx, c.parent, prompt, password)
 }
+
+func (c *cellIO) ExecutionCount() int { return c.count }

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/go-zeromq/zmq4"
 )
 
 // TestSignatures: a message with a bad signature is dropped and logged, a
@@ -167,7 +165,7 @@ func TestRobustness(t *testing.T) {
 
 	// An endless cell, then an interrupt.
 	id := c.send(c.shell, "execute_request", map[string]any{"code": "block"})
-	<-f.started
+	f.waitStarted("block")
 	c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
 	if r := content(t, c.reply(c.shellCh, id)); r["ename"] != "KeyboardInterrupt" {
 		t.Errorf("interrupted: %v", r)
@@ -204,15 +202,15 @@ func TestHandlerPanicKeepsServing(t *testing.T) {
 
 // panicOnce is a socket whose first Send panics.
 type panicOnce struct {
-	zmq4.Socket
+	msgSocket
 	armed atomic.Bool
 }
 
-func (p *panicOnce) Send(m zmq4.Msg) error {
+func (p *panicOnce) Send(frames [][]byte) error {
 	if p.armed.CompareAndSwap(true, false) {
 		panic("send exploded")
 	}
-	return p.Socket.Send(m)
+	return p.msgSocket.Send(frames)
 }
 
 // TestDispatcherRecovers: a panic in the protocol code itself (here the
@@ -223,7 +221,7 @@ func TestDispatcherRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	po := &panicOnce{Socket: k.shell}
+	po := &panicOnce{msgSocket: k.shell}
 	k.shell = po // before Serve starts the loops
 	served := make(chan error, 1)
 	go func() { served <- k.Serve() }()

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gnnrepl/gnnrepl/repl"
 )
 
 // Run serves the kernel described by connectionFile until a
@@ -22,7 +24,8 @@ import (
 // ready at once; requests that need the session wait for it, and if
 // newSession fails every cell reports that error. SIGINT (a terminal's
 // Ctrl-C reaching Jupyter's process group) interrupts the running cell
-// instead of killing the kernel.
+// instead of killing the kernel. A kernel started by jupyter_client
+// (JPY_PARENT_PID set) shuts down when its parent process dies.
 //
 // With opts.CaptureStdio, file descriptors 1 and 2 are redirected so that
 // output written by compiled code (fmt.Println in a library, C code loaded
@@ -81,10 +84,47 @@ func Run(connectionFile string, newSession func() (Session, error), opts Options
 			}
 		}
 	}()
+	if os.Getenv("JPY_PARENT_PID") != "" {
+		sigWG.Add(1)
+		go func() {
+			defer sigWG.Done()
+			watchParent(k, stopSig)
+		}()
+	}
 	err = k.Serve()
 	close(stopSig)
 	sigWG.Wait()
 	return err
+}
+
+// parentPoll is how often a kernel started by jupyter_client checks that
+// its parent is still alive.
+const parentPoll = time.Second
+
+// watchParent shuts the kernel down when the process that started it (the
+// Jupyter server or client, which sets JPY_PARENT_PID) has died, as
+// ipykernel's parent poller does, so that a crashed front end leaves no
+// orphan kernel behind. The parent is gone when this process has been
+// re-parented (to init or a subreaper).
+func watchParent(k *Kernel, stop <-chan struct{}) {
+	ppid := os.Getppid()
+	if ppid <= 1 {
+		return
+	}
+	t := time.NewTicker(parentPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if os.Getppid() != ppid {
+				k.logf("parent process %d has exited; shutting down", ppid)
+				k.stop()
+				return
+			}
+		}
+	}
 }
 
 // forwarder routes captured process output to the kernel's current cell.
@@ -182,6 +222,15 @@ func (l *lazySession) IsComplete(code string) (string, string) {
 		return "unknown", ""
 	}
 	return s.IsComplete(code)
+}
+
+// Main runs the `gnnrepl kernel` subcommand with gnnrepl's session
+// (NewReplSession(repl.DefaultOptions())); args are the arguments after
+// "kernel". It returns the process exit status (see Command.Run).
+func Main(args []string) int {
+	return Command{NewSession: func() (Session, error) {
+		return NewReplSession(repl.DefaultOptions())
+	}}.Run(args)
 }
 
 // Command is the `gnnrepl kernel` subcommand:

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -145,4 +146,59 @@ func TestRunProcessSIGTERM(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	waitExit(t, cmd)
+}
+
+// TestParentDeath: a kernel started by jupyter_client (JPY_PARENT_PID set)
+// exits when its parent dies, leaving no orphan.
+func TestParentDeath(t *testing.T) {
+	p := freePorts(t, 5)
+	info := ConnectionInfo{Transport: "tcp", IP: "127.0.0.1", ShellPort: p[0], IOPubPort: p[1], StdinPort: p[2], ControlPort: p[3], HBPort: p[4], Key: testKey, SignatureScheme: "hmac-sha256"}
+	b, _ := json.Marshal(info)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "kernel.json")
+	os.WriteFile(file, b, 0o600)
+	pidFile := filepath.Join(dir, "pid")
+	// sh is the kernel's parent; it records the kernel's pid and waits.
+	sh := exec.Command("sh", "-c", `"$0" -test.run='^TestHelperKernelProcess$' >/dev/null 2>&1 & echo $! > "$1"; wait`, os.Args[0], pidFile)
+	sh.Env = append(os.Environ(), "GNNREPL_KERNEL_HELPER="+file, "JPY_PARENT_PID=1")
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := dialClient(t, info)
+	c.waitSubscribed()
+	pb, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Sscan(string(pb), &pid); err != nil {
+		t.Fatal(err)
+	}
+	sh.Process.Kill()
+	sh.Wait()
+	deadline := time.Now().Add(testTimeout)
+	for processAlive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatal("the kernel outlived its parent")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processAlive reports whether pid runs (a zombie, exited but not yet
+// reaped by whatever adopted it, counts as gone).
+func processAlive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// The state follows the parenthesised command name.
+	if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] != 'Z'
+	}
+	return true
 }

@@ -75,6 +75,10 @@ type ExecIO interface {
 	// shutdown. It fails with ErrStdinNotAllowed when the request did not
 	// set allow_stdin.
 	Input(prompt string, password bool) (string, error)
+
+	// ExecutionCount is the cell's execution count (its In[n]); for a
+	// request that does not store history, the current counter.
+	ExecutionCount() int
 }
 
 // CellError is implemented by errors that carry Jupyter's error fields. The

@@ -1,0 +1,82 @@
+package kernel
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// jupyterPython is Debian's python3, which holds jupyter_client (apt
+// packages jupyter-client, python3-nbclient, jupyter-console,
+// python3-ipykernel).
+const jupyterPython = "/usr/bin/python3"
+
+// buildKernelBinary builds internal/gnnreplkernel and installs its
+// kernelspec under a temporary prefix; it returns the binary and the
+// JUPYTER_PATH entry that holds the kernelspec.
+func buildKernelBinary(t *testing.T, name string) (bin, jupyterPath string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin = filepath.Join(dir, "gnnreplkernel")
+	build := exec.Command("go", "build", "-o", bin, "./internal/gnnreplkernel")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	prefix := filepath.Join(dir, "prefix")
+	if out, err := exec.Command(bin, "kernel", "install", "--prefix", prefix, "--name", name).CombinedOutput(); err != nil {
+		t.Fatalf("kernel install: %v\n%s", err, out)
+	}
+	return bin, filepath.Join(prefix, "share", "jupyter")
+}
+
+// needJupyter skips the test when Debian's Jupyter client is not
+// installed (the machine lacks the apt packages named in jupyterPython's
+// comment); CI installs them.
+func needJupyter(t *testing.T, module string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real-client test skipped in -short mode")
+	}
+	if err := exec.Command(jupyterPython, "-c", "import "+module).Run(); err != nil {
+		t.Skipf("%s with %s is not installed: %v", jupyterPython, module, err)
+	}
+}
+
+// TestJupyterClient runs testdata/jupyter_client_check.py: jupyter_client
+// starts the installed kernel, executes, completes, inspects, reads
+// history, interrupts an endless loop, answers an input request and shuts
+// the kernel down.
+func TestJupyterClient(t *testing.T) {
+	needJupyter(t, "jupyter_client")
+	_, jp := buildKernelBinary(t, "gnnrepl-test")
+	out, err := runPython(t, jp, "testdata/jupyter_client_check.py", "gnnrepl-test")
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("jupyter_client check failed: %v", err)
+	}
+	if !strings.Contains(out, "all checks passed") {
+		t.Fatal("the check did not finish")
+	}
+	list, err := exec.Command("jupyter", "kernelspec", "list").CombinedOutput()
+	if err != nil {
+		t.Fatalf("jupyter kernelspec list: %v\n%s", err, list)
+	}
+}
+
+// runPython runs a Python script with jupyterPath on JUPYTER_PATH, bounded
+// by testTimeout; a kernel the script leaves behind cannot hang the test
+// (WaitDelay).
+func runPython(t *testing.T, jupyterPath string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, jupyterPython, args...)
+	cmd.Env = append(os.Environ(), "JUPYTER_PATH="+jupyterPath, "JUPYTER_RUNTIME_DIR="+t.TempDir(), "PYDEVD_DISABLE_FILE_VALIDATION=1")
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}

@@ -1,0 +1,208 @@
+package kernel
+
+import (
+	"image"
+	"image/color"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gnnrepl/gnnrepl/repl"
+)
+
+// startRepl starts a kernel on the real interpreter.
+func startRepl(t *testing.T) (*Kernel, *testClient) {
+	t.Helper()
+	rs, err := NewReplSession(repl.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, c, _ := startKernel(t, rs, testKey)
+	return k, c
+}
+
+func TestReplExecute(t *testing.T) {
+	_, c := startRepl(t)
+	reply, pub := c.execute("1+1", nil)
+	if reply["status"] != "ok" || types(pub) != "execute_input execute_result" {
+		t.Fatalf("1+1: %v %s", reply, types(pub))
+	}
+	if d := content(t, pub[1])["data"].(map[string]any); d["text/plain"] != "2" {
+		t.Errorf("1+1 = %v", d)
+	}
+	// Variables persist; output of fmt and of goroutines the cell waits for
+	// streams in order.
+	c.execute("x := 20", nil)
+	_, pub = c.execute(`import "sync"
+var wg sync.WaitGroup
+wg.Add(1)
+go func() { defer wg.Done(); fmt.Println("from goroutine") }()
+wg.Wait()
+fmt.Println("x is", x)
+println("to stderr")
+x + 1`, nil)
+	var text []string
+	for _, m := range pub {
+		if m.Header.MsgType == "stream" {
+			s := content(t, m)
+			text = append(text, s["name"].(string)+":"+s["text"].(string))
+		}
+	}
+	got := strings.Join(text, "")
+	if !strings.Contains(got, "stdout:from goroutine\nx is 20\n") || !strings.Contains(got, "to stderr") {
+		t.Errorf("streams %q", got)
+	}
+	if last := content(t, pub[len(pub)-1]); last["data"].(map[string]any)["text/plain"] != "21" {
+		t.Errorf("result %v", last)
+	}
+}
+
+func TestReplErrors(t *testing.T) {
+	k, c := startRepl(t)
+	cases := []struct{ code, ename, evalue string }{
+		{"x := ", "CompileError", "In[1]:1"},
+		{"undefinedName + 1", "CompileError", "undefined"},
+		{`panic("boom")`, "Panic", "boom"},
+		{"var a []int\n_ = a[3]", "Panic", "index out of range"},
+		{"make([]byte, 1<<62)", "Panic", "out of range"},
+		{":quit", "Quit", "Kernel menu"},
+	}
+	for _, tc := range cases {
+		reply, pub := c.execute(tc.code, nil)
+		ev, _ := reply["evalue"].(string)
+		if reply["status"] != "error" || reply["ename"] != tc.ename || !strings.Contains(ev, tc.evalue) {
+			t.Errorf("%q: %v", tc.code, reply)
+			continue
+		}
+		if tb, _ := reply["traceback"].([]any); len(tb) == 0 {
+			t.Errorf("%q: no traceback", tc.code)
+		}
+		if types(pub) != "execute_input error" {
+			t.Errorf("%q: IOPub %s", tc.code, types(pub))
+		}
+		if reply, _ := c.execute("1", map[string]any{"stop_on_error": false}); reply["status"] != "ok" {
+			t.Fatalf("after %q: %v", tc.code, reply)
+		}
+	}
+	_ = k
+}
+
+func TestReplInterruptInfiniteLoop(t *testing.T) {
+	_, c := startRepl(t)
+	c.execute("n := 0", nil)
+	id := c.send(c.shell, "execute_request", map[string]any{"code": "for { n++ }"})
+	c.waitIOPub(id, "execute_input")
+	// The interrupt may reach the kernel before the loop runs; repeat it
+	// until the cell ends.
+	for {
+		c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
+		select {
+		case m := <-c.shellCh:
+			if parentID(m) != id {
+				continue
+			}
+			if r := content(t, m); r["ename"] != "KeyboardInterrupt" {
+				t.Errorf("reply %v", r)
+			}
+		default:
+			continue
+		}
+		break
+	}
+	reply, pub := c.execute("n > 0", nil)
+	if reply["status"] != "ok" || content(t, pub[1])["data"].(map[string]any)["text/plain"] != "true" {
+		t.Errorf("after interrupt: %v", reply)
+	}
+}
+
+func TestReplInput(t *testing.T) {
+	_, c := startRepl(t)
+	id := c.send(c.shell, "execute_request", map[string]any{"code": "var name string\nfmt.Scanln(&name)\n\"hello \" + name", "allow_stdin": true})
+	req := c.reply(c.stdinCh, id)
+	c.sendHeader(c.stdin, c.header("input_reply"), req.RawHeader, map[string]any{"value": "Ada"})
+	if r := content(t, c.reply(c.shellCh, id)); r["status"] != "ok" {
+		t.Fatalf("reply %v", r)
+	}
+	if res := c.waitIOPub(id, "execute_result"); content(t, res)["data"].(map[string]any)["text/plain"] != `"hello Ada"` {
+		t.Errorf("result %v", content(t, res))
+	}
+}
+
+func TestReplCompleteInspectIsComplete(t *testing.T) {
+	_, c := startRepl(t)
+	c.execute(`import "strings"`, nil)
+	// "é" is 2 bytes: cursor positions are code points.
+	code := `s := "é"; strings.Rep`
+	id := c.send(c.shell, "complete_request", map[string]any{"code": code, "cursor_pos": 21})
+	r := content(t, c.reply(c.shellCh, id))
+	m, _ := r["matches"].([]any)
+	if r["cursor_start"] != 18.0 || r["cursor_end"] != 21.0 || !contains(m, "Repeat") {
+		t.Errorf("complete: %v", r)
+	}
+	id = c.send(c.shell, "inspect_request", map[string]any{"code": "fmt.Println(1)", "cursor_pos": 6, "detail_level": 0})
+	r = content(t, c.reply(c.shellCh, id))
+	if r["found"] != true || !strings.Contains(r["data"].(map[string]any)["text/plain"].(string), "Println") {
+		t.Errorf("inspect: %v", r)
+	}
+	for code, want := range map[string]string{"for i := 0; i < 3; i++ {": "incomplete", "x := 1": "complete", "x := )": "invalid"} {
+		id = c.send(c.shell, "is_complete_request", map[string]any{"code": code})
+		if r := content(t, c.reply(c.shellCh, id)); r["status"] != want {
+			t.Errorf("is_complete(%q) = %v, want %s", code, r, want)
+		}
+	}
+}
+
+func TestReplUserExpressionsAndCommands(t *testing.T) {
+	_, c := startRepl(t)
+	reply, _ := c.execute("y := 6 * 7", map[string]any{"user_expressions": map[string]any{"y": "y", "stmt": "z := 1", "bad": "nope"}})
+	ue := reply["user_expressions"].(map[string]any)
+	if y := ue["y"].(map[string]any); y["status"] != "ok" || y["data"].(map[string]any)["text/plain"] != "42" {
+		t.Errorf("y: %v", y)
+	}
+	if s := ue["stmt"].(map[string]any); s["status"] != "error" || s["ename"] != "SyntaxError" {
+		t.Errorf("stmt: %v", s)
+	}
+	if b := ue["bad"].(map[string]any); b["status"] != "error" {
+		t.Errorf("bad: %v", b)
+	}
+	reply, pub := c.execute(":doc fmt.Println", nil)
+	if reply["status"] != "ok" || len(pub) < 2 || !strings.Contains(content(t, pub[1])["text"].(string), "Println") {
+		t.Errorf(":doc: %v %s", reply, types(pub))
+	}
+}
+
+type plotImage struct{ *image.Gray }
+
+type htmlTable struct{}
+
+func (htmlTable) String() string { return "table" }
+func (htmlTable) HTML() string   { return "<table></table>" }
+
+func TestRichBundle(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 2, 2))
+	img.Set(1, 1, color.White)
+	b := richBundle(reflect.ValueOf(img))
+	if s, _ := b["image/png"].(string); !strings.HasPrefix(s, "iVBOR") {
+		t.Errorf("image bundle %v", b)
+	}
+	b = richBundle(reflect.ValueOf(htmlTable{}))
+	if b["text/html"] != "<table></table>" {
+		t.Errorf("html bundle %v", b)
+	}
+	var nilPtr *image.Gray
+	if b := richBundle(reflect.ValueOf(nilPtr)); len(b) != 0 {
+		t.Errorf("nil pointer bundle %v", b)
+	}
+	if b := resultBundle(repl.Result{}); b != nil {
+		t.Errorf("empty result bundle %v", b)
+	}
+}
+
+func contains(xs []any, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

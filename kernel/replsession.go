@@ -1,0 +1,280 @@
+package kernel
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"go/parser"
+	"image"
+	"image/png"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/gnnrepl/gnnrepl/repl"
+)
+
+// ReplSession adapts a *repl.Session, the yaegi evaluation session the
+// terminal shell also uses, to Session. The interpreted program's
+// fmt.Print*, log output and fmt.Scan* are routed to the running cell's
+// ExecIO (reading stdin sends input_request, one per line); :commands
+// (:doc, :vars, :time, :mem, :load, :reset) work in cells as in the shell.
+//
+// The value of a cell's final expression is shown as text/plain, plus
+// richer MIME types when the value renders itself with one of these methods
+// (the display package implements them on graph summaries, tensors and
+// plots; methods of compiled types are seen, those of interpreted types are
+// not):
+//
+//	MIMEBundle() map[string]any   any MIME types (merged as given)
+//	HTML() string                 text/html
+//	Markdown() string             text/markdown
+//	SVG() string                  image/svg+xml
+//	PNG() []byte                  image/png (sent base64-encoded)
+//
+// An image.Image value is shown as a PNG.
+type ReplSession struct {
+	s   *repl.Session
+	out *switchWriter
+	err *switchWriter
+	in  *cellInput
+}
+
+var (
+	_ Session       = (*ReplSession)(nil)
+	_ ExprEvaluator = (*ReplSession)(nil)
+)
+
+// NewReplSession starts a repl session with opts (repl.DefaultOptions() is
+// gnnrepl's configuration); opts.Stdout, Stderr and Stdin are replaced by
+// the running cell's streams.
+func NewReplSession(opts repl.Options) (*ReplSession, error) {
+	rs := &ReplSession{
+		out: &switchWriter{w: os.Stdout},
+		err: &switchWriter{w: os.Stderr},
+		in:  &cellInput{},
+	}
+	opts.Stdout, opts.Stderr, opts.Stdin = rs.out, rs.err, rs.in
+	s, err := repl.New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: starting the repl session: %w", err)
+	}
+	rs.s = s
+	return rs, nil
+}
+
+// Repl returns the underlying session.
+func (r *ReplSession) Repl() *repl.Session { return r.s }
+
+// Execute evaluates code as cell "In[n]", or runs it as a :command.
+func (r *ReplSession) Execute(ctx context.Context, code string, cio ExecIO) (map[string]any, error) {
+	r.out.set(cio.Stdout())
+	r.err.set(cio.Stderr())
+	r.in.set(cio)
+	var res repl.Result
+	var err error
+	if repl.IsCommand(code) {
+		res, err = r.s.RunCommand(ctx, strings.TrimSpace(code), cio.Stdout())
+		if errors.Is(err, repl.ErrQuit) {
+			return nil, &replError{name: "Quit", err: errors.New(":quit does nothing in a notebook; use the Kernel menu to shut down or restart")}
+		}
+	} else {
+		res, err = r.s.EvalSource(ctx, fmt.Sprintf("In[%d]", cio.ExecutionCount()), code)
+	}
+	if err != nil {
+		return nil, wrapReplError(err)
+	}
+	return resultBundle(res), nil
+}
+
+// EvalExpr evaluates one expression (execute_request's user_expressions)
+// with its output discarded; statements are refused.
+func (r *ReplSession) EvalExpr(ctx context.Context, expr string) (map[string]any, error) {
+	if _, err := parser.ParseExpr(expr); err != nil {
+		return nil, &replError{name: "SyntaxError", err: fmt.Errorf("not an expression: %v", err)}
+	}
+	r.out.set(io.Discard)
+	r.err.set(io.Discard)
+	r.in.set(discardIO{})
+	res, err := r.s.Eval(ctx, expr)
+	if err != nil {
+		return nil, wrapReplError(err)
+	}
+	if b := resultBundle(res); b != nil {
+		return b, nil
+	}
+	return map[string]any{}, nil
+}
+
+// Complete returns the session's completions at byte offset cursor.
+func (r *ReplSession) Complete(code string, cursor int) ([]string, int, int) {
+	return r.s.Complete(code, cursor)
+}
+
+// Inspect returns the documentation of the name at byte offset cursor.
+// detailLevel is ignored: the session shows the same text at both levels.
+func (r *ReplSession) Inspect(code string, cursor, detailLevel int) (string, bool) {
+	return r.s.Inspect(code, cursor)
+}
+
+// IsComplete is repl.IsComplete.
+func (r *ReplSession) IsComplete(code string) (string, string) {
+	return repl.IsComplete(code)
+}
+
+// replError is a repl error with Jupyter's error fields.
+type replError struct {
+	name string
+	err  error
+}
+
+func (e *replError) Error() string     { return e.err.Error() }
+func (e *replError) Unwrap() error     { return e.err }
+func (e *replError) ErrorName() string { return e.name }
+
+// Traceback is what the terminal shell prints for the error, line by line.
+func (e *replError) Traceback() []string {
+	var b bytes.Buffer
+	repl.PrintError(&b, e.err)
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+}
+
+// wrapReplError names the repl's typed errors for Jupyter: CompileError,
+// Panic (InterpreterError for a panic inside the interpreter itself),
+// KeyboardInterrupt, Busy; other errors keep the kernel's default naming.
+func wrapReplError(err error) error {
+	var ce *repl.CompileError
+	var pe *repl.PanicError
+	var ie *repl.InterruptedError
+	switch {
+	case errors.As(err, &ce):
+		return &replError{name: "CompileError", err: err}
+	case errors.As(err, &pe):
+		if pe.Internal {
+			return &replError{name: "InterpreterError", err: err}
+		}
+		return &replError{name: "Panic", err: err}
+	case errors.As(err, &ie):
+		return &replError{name: "KeyboardInterrupt", err: err}
+	case errors.Is(err, repl.ErrBusy):
+		return &replError{name: "Busy", err: err}
+	}
+	return err
+}
+
+// resultBundle is the MIME bundle of a result, or nil for no value.
+func resultBundle(res repl.Result) map[string]any {
+	if res.Text == "" && len(res.Values) == 0 {
+		return nil
+	}
+	b := map[string]any{"text/plain": res.Text}
+	if len(res.Values) == 1 {
+		for k, v := range richBundle(res.Values[0]) {
+			b[k] = v
+		}
+	}
+	return b
+}
+
+// richBundle asks a value for its rich representations (see ReplSession).
+// A panicking method is ignored.
+func richBundle(v reflect.Value) (out map[string]any) {
+	out = map[string]any{}
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	for v.IsValid() && v.Kind() == reflect.Interface && !v.IsNil() {
+		v = v.Elem()
+	}
+	if !v.IsValid() || !v.CanInterface() {
+		return nil
+	}
+	if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
+		return nil
+	}
+	x := v.Interface()
+	if m, ok := x.(interface{ MIMEBundle() map[string]any }); ok {
+		for k, val := range m.MIMEBundle() {
+			out[k] = val
+		}
+	}
+	if h, ok := x.(interface{ HTML() string }); ok {
+		out["text/html"] = h.HTML()
+	}
+	if m, ok := x.(interface{ Markdown() string }); ok {
+		out["text/markdown"] = m.Markdown()
+	}
+	if s, ok := x.(interface{ SVG() string }); ok {
+		out["image/svg+xml"] = s.SVG()
+	}
+	if p, ok := x.(interface{ PNG() []byte }); ok {
+		out["image/png"] = base64.StdEncoding.EncodeToString(p.PNG())
+	} else if img, ok := x.(image.Image); ok {
+		var buf bytes.Buffer
+		if png.Encode(&buf, img) == nil {
+			out["image/png"] = base64.StdEncoding.EncodeToString(buf.Bytes())
+		}
+	}
+	return out
+}
+
+// switchWriter forwards to the current cell's stream. After a cell ends it
+// keeps forwarding to that cell's stream, so that output of goroutines the
+// cell left running is shown under it.
+type switchWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *switchWriter) set(w io.Writer) {
+	s.mu.Lock()
+	s.w = w
+	s.mu.Unlock()
+}
+
+func (s *switchWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	w := s.w
+	s.mu.Unlock()
+	return w.Write(p)
+}
+
+// cellInput is the interpreted program's stdin: each line is asked for with
+// ExecIO.Input (input_request), so fmt.Scan works in a notebook when the
+// front end allows stdin.
+type cellInput struct {
+	mu  sync.Mutex
+	io  ExecIO
+	buf []byte
+}
+
+func (c *cellInput) set(io ExecIO) {
+	c.mu.Lock()
+	c.io = io
+	c.buf = nil
+	c.mu.Unlock()
+}
+
+func (c *cellInput) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.buf) == 0 {
+		if c.io == nil {
+			return 0, io.EOF
+		}
+		line, err := c.io.Input("", false)
+		if err != nil {
+			return 0, err
+		}
+		c.buf = []byte(line + "\n")
+	}
+	n := copy(p, c.buf)
+	c.buf = c.buf[n:]
+	return n, nil
+}
