@@ -162,3 +162,14 @@ func TestReadConnectionFile(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+func TestDroppable(t *testing.T) {
+	for topic, want := range map[string]bool{
+		"kernel.x.stream": true, "kernel.x.display_data": true, "kernel.x.update_display_data": true,
+		"kernel.x.status": false, "kernel.x.execute_result": false, "kernel.x.error": false, "kernel.x.execute_input": false,
+	} {
+		if droppable(topic) != want {
+			t.Errorf("droppable(%q) != %v", topic, want)
+		}
+	}
+}

@@ -320,8 +320,10 @@ func (r *routerSocket) Close() error {
 
 // pubSocket is a ZeroMQ PUB socket with a queue and a writer goroutine per
 // subscriber and prefix-matched subscriptions. A subscriber whose queue
-// holds pubHWM messages loses further ones (ZeroMQ's high water mark), so
-// a stalled front end cannot exhaust memory or delay the others.
+// holds pubHWM messages loses further output messages (ZeroMQ's high water
+// mark), so a stalled front end cannot exhaust memory or delay the others;
+// status, execute_input, execute_result, error and comm messages are
+// always queued, so a front end never misses the idle that ends a request.
 type pubSocket struct {
 	l *listener
 	// welcome, when set, builds a message sent to a subscriber right after
@@ -344,7 +346,18 @@ type subscriber struct {
 	dropped int
 }
 
-const pubHWM = 10000
+const pubHWM = 1000
+
+// droppable reports whether an IOPub message (by its topic,
+// "kernel.<session>.<msg_type>") may be dropped at the high water mark.
+func droppable(topic string) bool {
+	for _, t := range []string{".stream", ".display_data", ".update_display_data", ".clear_output"} {
+		if strings.HasSuffix(topic, t) {
+			return true
+		}
+	}
+	return false
+}
 
 func listenPub(network, addr string, logf func(string, ...any), welcome func(topic string) [][]byte) (*pubSocket, error) {
 	ps := &pubSocket{subs: map[*subscriber]struct{}{}, welcome: welcome}
@@ -447,7 +460,7 @@ func (ps *pubSocket) Send(frames [][]byte) {
 	for _, s := range ps.subscribers() {
 		s.mu.Lock()
 		if !s.closed && s.subscribed(topic) {
-			if len(s.queue) >= pubHWM {
+			if len(s.queue) >= pubHWM && droppable(topic) {
 				s.dropped++
 				if s.dropped == 1 {
 					ps.l.logf("iopub: a subscriber is not reading; dropping messages beyond %d queued", pubHWM)
