@@ -171,26 +171,32 @@ func TestReplUserExpressionsAndCommands(t *testing.T) {
 	}
 }
 
-type plotImage struct{ *image.Gray }
-
 type htmlTable struct{}
 
 func (htmlTable) String() string { return "table" }
 func (htmlTable) HTML() string   { return "<table></table>" }
 
-func TestRichBundle(t *testing.T) {
+type panicky struct{}
+
+func (panicky) HTML() string { panic("render failed") }
+
+func TestResultBundle(t *testing.T) {
 	img := image.NewGray(image.Rect(0, 0, 2, 2))
 	img.Set(1, 1, color.White)
-	b := richBundle(reflect.ValueOf(img))
-	if s, _ := b["image/png"].(string); !strings.HasPrefix(s, "iVBOR") {
+	b := resultBundle(repl.Result{Text: "img", Values: []reflect.Value{reflect.ValueOf(img)}})
+	if s, _ := b["image/png"].(string); !strings.HasPrefix(s, "iVBOR") || b["text/plain"] != "img" {
 		t.Errorf("image bundle %v", b)
 	}
-	b = richBundle(reflect.ValueOf(htmlTable{}))
-	if b["text/html"] != "<table></table>" {
+	b = resultBundle(repl.Result{Text: "table", Values: []reflect.Value{reflect.ValueOf(htmlTable{})}})
+	if b["text/html"] != "<table></table>" || b["text/plain"] != "table" {
 		t.Errorf("html bundle %v", b)
 	}
+	b = resultBundle(repl.Result{Text: "p", Values: []reflect.Value{reflect.ValueOf(panicky{})}})
+	if b["text/plain"] != "p" || b["text/html"] != nil {
+		t.Errorf("panicking renderer %v", b)
+	}
 	var nilPtr *image.Gray
-	if b := richBundle(reflect.ValueOf(nilPtr)); len(b) != 0 {
+	if b := resultBundle(repl.Result{Text: "<nil>", Values: []reflect.Value{reflect.ValueOf(nilPtr)}}); b["text/plain"] != "<nil>" {
 		t.Errorf("nil pointer bundle %v", b)
 	}
 	if b := resultBundle(repl.Result{}); b != nil {
@@ -205,4 +211,42 @@ func contains(xs []any, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestReplDisplay: the display package publishes through the running cell:
+// display_data, then update_display_data for a handle and a progress bar.
+func TestReplDisplay(t *testing.T) {
+	_, c := startRepl(t)
+	reply, pub := c.execute(`import "github.com/gnnrepl/gnnrepl/builtins/display"
+display.HTML("<b>bold</b>")
+h := display.NewHandle()
+h.Markdown("step 1")
+h.Markdown("step 2")
+bar := display.NewProgress(3, "epoch 1")
+bar.Add(3)
+bar.Finish()`, nil)
+	if reply["status"] != "ok" {
+		t.Fatalf("reply %v", reply)
+	}
+	var kinds []string
+	ids := map[string]bool{}
+	for _, m := range pub {
+		switch m.Header.MsgType {
+		case "display_data", "update_display_data":
+			kinds = append(kinds, m.Header.MsgType)
+			if tr, ok := content(t, m)["transient"].(map[string]any); ok && tr["display_id"] != nil {
+				ids[tr["display_id"].(string)] = true
+			}
+		}
+	}
+	got := strings.Join(kinds, " ")
+	if !strings.HasPrefix(got, "display_data display_data update_display_data display_data") || !strings.Contains(got[40:], "update_display_data") {
+		t.Errorf("display messages: %s", got)
+	}
+	if len(ids) != 2 {
+		t.Errorf("display ids %v, want the handle's and the bar's", ids)
+	}
+	if d := content(t, pub[1])["data"].(map[string]any); d["text/html"] != "<b>bold</b>" {
+		t.Errorf("first display %v", d)
+	}
 }

@@ -3,18 +3,16 @@ package kernel
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"go/parser"
-	"image"
-	"image/png"
 	"io"
 	"os"
 	"reflect"
 	"strings"
 	"sync"
 
+	"github.com/gnnrepl/gnnrepl/builtins/display"
 	"github.com/gnnrepl/gnnrepl/repl"
 )
 
@@ -24,19 +22,14 @@ import (
 // ExecIO (reading stdin sends input_request, one per line); :commands
 // (:doc, :vars, :time, :mem, :load, :reset) work in cells as in the shell.
 //
-// The value of a cell's final expression is shown as text/plain, plus
-// richer MIME types when the value renders itself with one of these methods
-// (the display package implements them on graph summaries, tensors and
-// plots; methods of compiled types are seen, those of interpreted types are
-// not):
-//
-//	MIMEBundle() map[string]any   any MIME types (merged as given)
-//	HTML() string                 text/html
-//	Markdown() string             text/markdown
-//	SVG() string                  image/svg+xml
-//	PNG() []byte                  image/png (sent base64-encoded)
-//
-// An image.Image value is shown as a PNG.
+// The value of a cell's final expression is shown as text/plain (the
+// session's display string) plus the richer MIME types display.Bundle finds
+// for it: HTML tables for graphs and tensors, and the MIMEBundle, HTML,
+// Markdown, SVG and PNG methods of compiled types. The display package's
+// functions (display.HTML, display.Show, progress bars, loss curves) publish
+// through the running cell: Execute installs the cell's ExecIO as display's
+// publisher, and it stays installed after the cell, so output of goroutines
+// the cell left running appears under it.
 type ReplSession struct {
 	s   *repl.Session
 	out *switchWriter
@@ -75,6 +68,7 @@ func (r *ReplSession) Execute(ctx context.Context, code string, cio ExecIO) (map
 	r.out.set(cio.Stdout())
 	r.err.set(cio.Stderr())
 	r.in.set(cio)
+	display.SetPublisher(display.FromCellIO(cio))
 	var res repl.Result
 	var err error
 	if repl.IsCommand(code) {
@@ -166,61 +160,36 @@ func wrapReplError(err error) error {
 	return err
 }
 
-// resultBundle is the MIME bundle of a result, or nil for no value.
+// resultBundle is the MIME bundle of a result, or nil for no value:
+// text/plain is the session's display string, and a single value adds the
+// rich types display.Bundle finds for it.
 func resultBundle(res repl.Result) map[string]any {
 	if res.Text == "" && len(res.Values) == 0 {
 		return nil
 	}
-	b := map[string]any{"text/plain": res.Text}
+	b := map[string]any{}
 	if len(res.Values) == 1 {
 		for k, v := range richBundle(res.Values[0]) {
 			b[k] = v
 		}
 	}
+	b["text/plain"] = res.Text
 	return b
 }
 
-// richBundle asks a value for its rich representations (see ReplSession).
-// A panicking method is ignored.
+// richBundle is display.Bundle of a value, without its text/plain; nil for
+// an invalid or unexported value, or when rendering panics.
 func richBundle(v reflect.Value) (out map[string]any) {
-	out = map[string]any{}
 	defer func() {
 		if recover() != nil {
 			out = nil
 		}
 	}()
-	for v.IsValid() && v.Kind() == reflect.Interface && !v.IsNil() {
-		v = v.Elem()
-	}
 	if !v.IsValid() || !v.CanInterface() {
 		return nil
 	}
-	if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
-		return nil
-	}
-	x := v.Interface()
-	if m, ok := x.(interface{ MIMEBundle() map[string]any }); ok {
-		for k, val := range m.MIMEBundle() {
-			out[k] = val
-		}
-	}
-	if h, ok := x.(interface{ HTML() string }); ok {
-		out["text/html"] = h.HTML()
-	}
-	if m, ok := x.(interface{ Markdown() string }); ok {
-		out["text/markdown"] = m.Markdown()
-	}
-	if s, ok := x.(interface{ SVG() string }); ok {
-		out["image/svg+xml"] = s.SVG()
-	}
-	if p, ok := x.(interface{ PNG() []byte }); ok {
-		out["image/png"] = base64.StdEncoding.EncodeToString(p.PNG())
-	} else if img, ok := x.(image.Image); ok {
-		var buf bytes.Buffer
-		if png.Encode(&buf, img) == nil {
-			out["image/png"] = base64.StdEncoding.EncodeToString(buf.Bytes())
-		}
-	}
+	out = display.Bundle(v.Interface())
+	delete(out, "text/plain")
 	return out
 }
 
