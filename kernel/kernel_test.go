@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -629,5 +630,29 @@ func TestBindOnlyToConnectionIP(t *testing.T) {
 	_, err = New(ConnectionInfo{IP: "127.0.0.1", ShellPort: info.ShellPort}, newFake(), Options{Log: &syncBuilder{}})
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("tcp://127.0.0.1:%d", info.ShellPort)) {
 		t.Errorf("busy port: %v", err)
+	}
+}
+
+// TestIPCTransport serves over Unix domain sockets (transport "ipc", the
+// endpoints ip-port) and removes them at shutdown.
+func TestIPCTransport(t *testing.T) {
+	dir := t.TempDir()
+	info := ConnectionInfo{Transport: "ipc", IP: filepath.Join(dir, "kernel"), ShellPort: 1, IOPubPort: 2, StdinPort: 3, ControlPort: 4, HBPort: 5, Key: testKey, SignatureScheme: "hmac-sha256"}
+	k, err := New(info, newFake(), Options{Log: &syncBuilder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- k.Serve() }()
+	c := dialClient(t, k.ConnectionInfo())
+	c.waitSubscribed()
+	if reply, _ := c.execute("result ipc", nil); reply["status"] != "ok" {
+		t.Errorf("reply %v", reply)
+	}
+	c.reply(c.controlCh, c.send(c.control, "shutdown_request", map[string]any{}))
+	<-served
+	c.Close()
+	if m, _ := filepath.Glob(filepath.Join(dir, "kernel-*")); len(m) != 0 {
+		t.Errorf("sockets left behind: %v", m)
 	}
 }
