@@ -50,6 +50,11 @@ func findTorch(workDir string, install bool, log func(string, ...any)) (*torchEn
 				}
 				te.config = strings.TrimSuffix(te.config, "; ")
 			}
+			// Debian's torch links libblas.so.3, which the alternatives
+			// system points at OpenBLAS, BLIS or the reference BLAS.
+			if real, err := filepath.EvalSymlinks("/usr/lib/x86_64-linux-gnu/libblas.so.3"); err == nil {
+				te.config += "; libblas.so.3 -> " + real
+			}
 			return te
 		}
 		return nil

@@ -57,7 +57,7 @@ def median(xs):
     return float(np.median(np.array(xs)))
 
 
-def pick(kinds, make_step, tries=3):
+def pick(kinds, make_step, tries=2):
     """Times make_step(kind)() a few times per kind; returns the fastest kind
     and its per-kind medians."""
     res = {}
