@@ -63,15 +63,9 @@ func IndexSelect(x, idx *Tensor) *Tensor {
 	})
 }
 
-func indexAdd(n int, ids []int64, src *Tensor) *Tensor {
-	f := rowSize(src)
-	out := Zeros(append([]int{n}, src.shape[1:]...)...)
-	od, sd := out.Float32s(), src.Float32s()
-	for i, v := range ids {
-		axpy(1, sd[i*f:(i+1)*f], od[int(v)*f:int(v+1)*f])
-	}
-	return out
-}
+// indexAdd is out[ids[i]] += src[i] into n zero rows (parallel over
+// destination rows: indexAddFast in sparse_fast.go).
+func indexAdd(n int, ids []int64, src *Tensor) *Tensor { return indexAddFast(n, ids, src) }
 
 // IndexAdd scatters rows with addition into n zero rows: out[idx[i]] +=
 // src[i], (M, ...) float32 with idx (M) int64 -> (n, ...)

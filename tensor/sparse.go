@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 )
 
@@ -160,51 +161,29 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 	if reduce == "max" {
 		arg = make([]int64, adj.NumDst*f)
 	}
-	parallelFor(adj.NumDst, 64, func(lo, hi int) {
+	parallelEdges(adj.Indptr, adj.NumDst, f, func(lo, hi int) {
 		for d := lo; d < hi; d++ {
 			row := od[d*f : (d+1)*f]
 			p0, p1 := adj.Indptr[d], adj.Indptr[d+1]
-			if reduce == "max" {
-				a := arg[d*f : (d+1)*f]
-				for j := range row {
-					row[j] = float32(math.Inf(-1))
-					a[j] = -1
+			switch {
+			case reduce == "max":
+				spmmMaxRow(adj, ud, ed, f, h, p0, p1, row, arg[d*f:(d+1)*f])
+			case ed == nil:
+				for _, s := range adj.Indices[p0:p1] {
+					addTo(ud[s*int64(f):(s+1)*int64(f)], row)
 				}
+			default:
 				for p := p0; p < p1; p++ {
-					src := ud[adj.Indices[p]*int64(f):]
-					for j := range row {
-						v := src[j]
-						if ed != nil {
-							v *= ed[adj.eid(p)*int64(h)+int64(j/w)]
-						}
-						if v > row[j] {
-							row[j], a[j] = v, p
-						}
+					s := adj.Indices[p]
+					src := ud[s*int64(f) : (s+1)*int64(f)]
+					eb := ed[adj.eid(p)*int64(h):]
+					for k := 0; k < h; k++ {
+						axpyTo(eb[k], src[k*w:(k+1)*w], row[k*w:(k+1)*w])
 					}
-				}
-				for j := range row {
-					if a[j] < 0 {
-						row[j] = 0
-					}
-				}
-				continue
-			}
-			for p := p0; p < p1; p++ {
-				src := ud[adj.Indices[p]*int64(f) : (adj.Indices[p]+1)*int64(f)]
-				if ed == nil {
-					axpy(1, src, row)
-					continue
-				}
-				eb := ed[adj.eid(p)*int64(h):]
-				for k := 0; k < h; k++ {
-					axpy(eb[k], src[k*w:(k+1)*w], row[k*w:(k+1)*w])
 				}
 			}
 			if reduce == "mean" && p1 > p0 {
-				s := 1 / float32(p1-p0)
-				for j := range row {
-					row[j] *= s
-				}
+				scaleTo(1/float32(p1-p0), row)
 			}
 		}
 	})
@@ -215,34 +194,29 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 		if reduce == "max" {
 			if u.requiresGrad {
 				gu = Zeros(u.shape...)
+				spmmMaxBackwardU(adj, ed, f, h, arg, gd, gu.Float32s())
 			}
 			if e != nil && e.requiresGrad {
 				ge = Zeros(e.shape...)
-			}
-			for d := 0; d < adj.NumDst; d++ {
-				for j := 0; j < f; j++ {
-					p := arg[d*f+j]
-					if p < 0 {
-						continue
+				ged := ge.Float32s()
+				parallelEdges(adj.Indptr, adj.NumDst, f, func(lo, hi int) {
+					for d := lo; d < hi; d++ {
+						for j, p := range arg[d*f : (d+1)*f] {
+							if p < 0 {
+								continue
+							}
+							s := adj.Indices[p]
+							ged[adj.eid(p)*int64(h)+int64(j/w)] += gd[d*f+j] * ud[s*int64(f)+int64(j)]
+						}
 					}
-					s, gv := adj.Indices[p], gd[d*f+j]
-					scale := float32(1)
-					if ed != nil {
-						scale = ed[adj.eid(p)*int64(h)+int64(j/w)]
-					}
-					if gu != nil {
-						gu.Float32s()[s*int64(f)+int64(j)] += gv * scale
-					}
-					if ge != nil {
-						ge.Float32s()[adj.eid(p)*int64(h)+int64(j/w)] += gv * ud[s*int64(f)+int64(j)]
-					}
-				}
+				})
 			}
 			return []*Tensor{gu, ge}
 		}
 		// sum / mean: scale of destination d's gradient.
+		mean := reduce == "mean"
 		inv := func(d int64) float32 {
-			if reduce == "mean" {
+			if mean {
 				if n := adj.Indptr[d+1] - adj.Indptr[d]; n > 0 {
 					return 1 / float32(n)
 				}
@@ -253,19 +227,20 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 			gu = Zeros(u.shape...)
 			gud := gu.Float32s()
 			r := adj.Reverse()
-			parallelFor(adj.NumSrc, 64, func(lo, hi int) {
+			parallelEdges(r.Indptr, adj.NumSrc, f, func(lo, hi int) {
 				for s := lo; s < hi; s++ {
 					row := gud[s*f : (s+1)*f]
 					for q := r.Indptr[s]; q < r.Indptr[s+1]; q++ {
 						d := r.Indices[q]
 						gr := gd[d*int64(f) : (d+1)*int64(f)]
 						if ed == nil {
-							axpy(inv(d), gr, row)
+							axpyTo(inv(d), gr, row)
 							continue
 						}
 						eb := ed[r.EIDs[q]*int64(h):]
+						sc := inv(d)
 						for k := 0; k < h; k++ {
-							axpy(eb[k]*inv(d), gr[k*w:(k+1)*w], row[k*w:(k+1)*w])
+							axpyTo(eb[k]*sc, gr[k*w:(k+1)*w], row[k*w:(k+1)*w])
 						}
 					}
 				}
@@ -274,15 +249,16 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 		if e != nil && e.requiresGrad {
 			ge = Zeros(e.shape...)
 			ged := ge.Float32s()
-			parallelFor(adj.NumDst, 64, func(lo, hi int) {
+			parallelEdges(adj.Indptr, adj.NumDst, f, func(lo, hi int) {
 				for d := lo; d < hi; d++ {
 					gr := gd[d*f : (d+1)*f]
 					sc := inv(int64(d))
 					for p := adj.Indptr[d]; p < adj.Indptr[d+1]; p++ {
-						src := ud[adj.Indices[p]*int64(f):]
+						s := adj.Indices[p]
+						src := ud[s*int64(f) : (s+1)*int64(f)]
 						id := adj.eid(p) * int64(h)
 						for k := 0; k < h; k++ {
-							ged[id+int64(k)] = sc * dot(gr[k*w:(k+1)*w], src[k*w:(k+1)*w])
+							ged[id+int64(k)] = sc * dotSeq(gr[k*w:(k+1)*w], src[k*w:(k+1)*w])
 						}
 					}
 				}
@@ -290,6 +266,74 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 		}
 		return []*Tensor{gu, ge}
 	})
+}
+
+// spmmMaxRow reduces destination row's messages at positions [p0, p1) by
+// maximum, recording in arg the position that won each column (-1, and a 0
+// output, when there is none).
+func spmmMaxRow(adj *Adj, ud, ed []float32, f, h int, p0, p1 int64, row []float32, arg []int64) {
+	w := f / h
+	for j := range row {
+		row[j] = float32(math.Inf(-1))
+		arg[j] = -1
+	}
+	for p := p0; p < p1; p++ {
+		s := adj.Indices[p]
+		src := ud[s*int64(f) : (s+1)*int64(f)]
+		row, arg := row[:len(src)], arg[:len(src)]
+		if ed == nil {
+			for j, v := range src {
+				if v > row[j] {
+					row[j], arg[j] = v, p
+				}
+			}
+			continue
+		}
+		eb := ed[adj.eid(p)*int64(h):]
+		for k := 0; k < h; k++ {
+			sc := eb[k]
+			for j := k * w; j < (k+1)*w; j++ {
+				if v := src[j] * sc; v > row[j] {
+					row[j], arg[j] = v, p
+				}
+			}
+		}
+	}
+	for j := range row {
+		if arg[j] < 0 {
+			row[j] = 0
+		}
+	}
+}
+
+// spmmMaxBackwardU adds the max reducer's gradient into gud: each (d, j)
+// sends gd[d, j] (times the edge value) to the source that won it.
+// Workers own disjoint ranges of columns j, so every gud element receives
+// its additions in increasing d as the sequential loop does.
+func spmmMaxBackwardU(adj *Adj, ed []float32, f, h int, arg []int64, gd, gud []float32) {
+	w := f / h
+	cols := func(j0, j1 int) {
+		for d := 0; d < adj.NumDst; d++ {
+			a := arg[d*f : (d+1)*f]
+			for j := j0; j < j1; j++ {
+				p := a[j]
+				if p < 0 {
+					continue
+				}
+				gv := gd[d*f+j]
+				if ed != nil {
+					gv *= ed[adj.eid(p)*int64(h)+int64(j/w)]
+				}
+				gud[adj.Indices[p]*int64(f)+int64(j)] += gv
+			}
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if int64(adj.NumDst)*int64(f) < minEdgeWork || f < 2*workers {
+		cols(0, f)
+		return
+	}
+	parallelFor(f, (f+workers-1)/workers, cols)
 }
 
 // SDDMM computes a value on every edge from its source and destination rows
@@ -326,23 +370,26 @@ func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 		out = Zeros(ne)
 	}
 	od, ld, rd := out.Float32s(), lhs.Float32s(), rhs.Float32s()
-	parallelFor(adj.NumDst, 64, func(lo, hi int) {
+	parallelEdges(adj.Indptr, adj.NumDst, d, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			rr := rd[v*d : (v+1)*d]
 			for p := adj.Indptr[v]; p < adj.Indptr[v+1]; p++ {
-				lr := ld[adj.Indices[p]*int64(d):]
+				s := adj.Indices[p]
+				lr := ld[s*int64(d) : (s+1)*int64(d)]
 				o := od[adj.eid(p)*int64(ow):]
 				switch op {
 				case "add":
+					o = o[:d]
 					for j, x := range rr {
 						o[j] = lr[j] + x
 					}
 				case "mul":
+					o = o[:d]
 					for j, x := range rr {
 						o[j] = lr[j] * x
 					}
 				case "dot":
-					o[0] = dot(rr, lr)
+					o[0] = dotSeq(rr, lr)
 				}
 			}
 		}
@@ -350,27 +397,28 @@ func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 	return record(out, "SDDMM", []*Tensor{lhs, rhs}, func(g *Tensor) []*Tensor {
 		gd := g.Float32s()
 		var gl, gr *Tensor
+		// acc adds edge gradient ge's contribution into row, the other
+		// endpoint's features being other.
+		acc := func(ge, other, row []float32) {
+			switch op {
+			case "add":
+				addTo(ge[:d], row)
+			case "mul":
+				mulAddTo(ge[:d], other, row)
+			case "dot":
+				axpyTo(ge[0], other, row)
+			}
+		}
 		if lhs.requiresGrad {
 			gl = Zeros(lhs.shape...)
 			gld := gl.Float32s()
 			r := adj.Reverse()
-			parallelFor(adj.NumSrc, 64, func(lo, hi int) {
+			parallelEdges(r.Indptr, adj.NumSrc, d, func(lo, hi int) {
 				for s := lo; s < hi; s++ {
 					row := gld[s*d : (s+1)*d]
 					for q := r.Indptr[s]; q < r.Indptr[s+1]; q++ {
 						v, id := r.Indices[q], r.EIDs[q]
-						ge := gd[id*int64(ow):]
-						rr := rd[v*int64(d) : (v+1)*int64(d)]
-						switch op {
-						case "add":
-							axpy(1, ge[:d], row)
-						case "mul":
-							for j := range row {
-								row[j] += ge[j] * rr[j]
-							}
-						case "dot":
-							axpy(ge[0], rr, row)
-						}
+						acc(gd[id*int64(ow):], rd[v*int64(d):(v+1)*int64(d)], row)
 					}
 				}
 			})
@@ -378,22 +426,12 @@ func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 		if rhs.requiresGrad {
 			gr = Zeros(rhs.shape...)
 			grd := gr.Float32s()
-			parallelFor(adj.NumDst, 64, func(lo, hi int) {
+			parallelEdges(adj.Indptr, adj.NumDst, d, func(lo, hi int) {
 				for v := lo; v < hi; v++ {
 					row := grd[v*d : (v+1)*d]
 					for p := adj.Indptr[v]; p < adj.Indptr[v+1]; p++ {
-						ge := gd[adj.eid(p)*int64(ow):]
-						lr := ld[adj.Indices[p]*int64(d) : (adj.Indices[p]+1)*int64(d)]
-						switch op {
-						case "add":
-							axpy(1, ge[:d], row)
-						case "mul":
-							for j := range row {
-								row[j] += ge[j] * lr[j]
-							}
-						case "dot":
-							axpy(ge[0], lr, row)
-						}
+						s := adj.Indices[p]
+						acc(gd[adj.eid(p)*int64(ow):], ld[s*int64(d):(s+1)*int64(d)], row)
 					}
 				}
 			})
@@ -419,7 +457,7 @@ func EdgeSoftmax(adj *Adj, scores *Tensor) *Tensor {
 	}
 	out := Zeros(scores.shape...)
 	od, sd := out.Float32s(), scores.Float32s()
-	parallelFor(adj.NumDst, 64, func(lo, hi int) {
+	parallelEdges(adj.Indptr, adj.NumDst, h, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			p0, p1 := adj.Indptr[v], adj.Indptr[v+1]
 			for k := 0; k < h; k++ {
@@ -445,7 +483,7 @@ func EdgeSoftmax(adj *Adj, scores *Tensor) *Tensor {
 	return record(out, "EdgeSoftmax", []*Tensor{scores}, func(g *Tensor) []*Tensor {
 		gs := Zeros(scores.shape...)
 		gsd, gd := gs.Float32s(), g.Float32s()
-		parallelFor(adj.NumDst, 64, func(lo, hi int) {
+		parallelEdges(adj.Indptr, adj.NumDst, h, func(lo, hi int) {
 			for v := lo; v < hi; v++ {
 				p0, p1 := adj.Indptr[v], adj.Indptr[v+1]
 				for k := 0; k < h; k++ {

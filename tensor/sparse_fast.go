@@ -1,0 +1,117 @@
+package tensor
+
+import (
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// Edge-balanced parallel loops for the sparse ops (SpMM, SDDMM,
+// EdgeSoftmax) and the row scatter behind IndexSelect's gradient and
+// IndexAdd.
+//
+// A compressed adjacency is split into contiguous node ranges holding about
+// the same number of edges plus nodes (a binary search in the prefix sum
+// Indptr), several ranges per worker, and workers take ranges from an atomic
+// counter. A power-law hub therefore sits in a range of its own instead of
+// stalling the worker that owns a fixed share of the nodes, and every node
+// is still handled by exactly one goroutine, so each output row is written
+// without locks and its additions happen in the reference order (results
+// are identical to a single-threaded loop).
+
+// minEdgeWork is the work (edges*width + nodes) below which a loop runs on
+// the calling goroutine.
+const minEdgeWork = 1 << 15
+
+// parallelEdges runs body over node ranges [lo, hi) of [0, n) whose edge
+// counts, read from indptr (n+1 entries), are balanced; width is the work
+// per edge (feature columns) and weighs edges against nodes.
+func parallelEdges(indptr []int64, n, width int, body func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	e := indptr[n] - indptr[0]
+	work := e*int64(max(width, 1)) + int64(n)
+	workers := runtime.GOMAXPROCS(0)
+	if workers <= 1 || work < minEdgeWork {
+		body(0, n)
+		return
+	}
+	parts := int(min(int64(4*workers), work/(minEdgeWork/4)))
+	if parts <= 1 {
+		body(0, n)
+		return
+	}
+	// cost(i) = edges before node i + i (nodes weigh as one edge).
+	cost := func(i int) int64 { return indptr[i] - indptr[0] + int64(i) }
+	total := cost(n)
+	bounds := make([]int, parts+1)
+	for k := 1; k < parts; k++ {
+		target := total * int64(k) / int64(parts)
+		lo := bounds[k-1]
+		bounds[k] = lo + sort.Search(n-lo, func(j int) bool { return cost(lo+j) >= target })
+	}
+	bounds[parts] = n
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	run := func() {
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= parts {
+				return
+			}
+			if lo, hi := bounds[k], bounds[k+1]; lo < hi {
+				body(lo, hi)
+			}
+		}
+	}
+	for w := 1; w < min(workers, parts); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run()
+		}()
+	}
+	run()
+	wg.Wait()
+}
+
+// parallelRowsOf runs body over [0, n) rows of width f in contiguous
+// chunks, on GOMAXPROCS goroutines when there is enough to move.
+func parallelRowsOf(n, f int, body func(lo, hi int)) {
+	parallelFor(n, max(1, minEdgeWork/max(f, 1)), body)
+}
+
+// indexAddFast is out[ids[i]] += src[i] into n zero rows, (M, ...) ->
+// (n, ...). Workers own disjoint ranges of destination rows and each scans
+// all of ids, so every row receives its additions in increasing i, as the
+// sequential loop does.
+func indexAddFast(n int, ids []int64, src *Tensor) *Tensor {
+	f := rowSize(src)
+	out := Zeros(append([]int{n}, src.shape[1:]...)...)
+	od, sd := out.Float32s(), src.Float32s()
+	workers := runtime.GOMAXPROCS(0)
+	if workers <= 1 || len(ids)*f < 4*minEdgeWork || n < 2*workers {
+		for i, v := range ids {
+			addTo(sd[i*f:(i+1)*f], od[int(v)*f:int(v+1)*f])
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func(lo, hi int64) {
+			defer wg.Done()
+			for i, v := range ids {
+				if v >= lo && v < hi {
+					addTo(sd[i*f:(i+1)*f], od[v*int64(f):(v+1)*int64(f)])
+				}
+			}
+		}(int64(lo), int64(hi))
+	}
+	wg.Wait()
+	return out
+}
