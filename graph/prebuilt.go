@@ -1,0 +1,127 @@
+package graph
+
+import (
+	"fmt"
+
+	"github.com/gnnrepl/gnnrepl/tensor"
+)
+
+// NewOwned is New without the copies: the graph takes ownership of src and
+// dst, which the caller must not modify afterwards. It is meant for graphs
+// whose edge lists fill a good part of memory (products-scale generators).
+// numNodes must be >= 0. Errors are New's.
+func NewOwned(numNodes int, src, dst []int64) (*Graph, error) {
+	if len(src) != len(dst) {
+		return nil, fmt.Errorf("graph.NewOwned: %d source ids but %d destination ids", len(src), len(dst))
+	}
+	if numNodes < 0 {
+		return nil, fmt.Errorf("graph.NewOwned: negative node count %d", numNodes)
+	}
+	for i := range src {
+		if s := src[i]; s < 0 || s >= int64(numNodes) {
+			return nil, fmt.Errorf("graph.NewOwned: source id %d of edge %d is outside [0, %d)", s, i, numNodes)
+		}
+		if d := dst[i]; d < 0 || d >= int64(numNodes) {
+			return nil, fmt.Errorf("graph.NewOwned: destination id %d of edge %d is outside [0, %d)", d, i, numNodes)
+		}
+	}
+	return homogeneousOwned(numNodes, src, dst), nil
+}
+
+func homogeneousOwned(numNodes int, src, dst []int64) *Graph {
+	ce := CanonicalEType{DefaultNType, DefaultEType, DefaultNType}
+	return &Graph{ntypes: []string{DefaultNType}, numNodes: []int{numNodes}, ndata: []dataMap{{}},
+		rels: []*relation{{ce: ce, src: src, dst: dst, srcN: numNodes, dstN: numNodes, edata: dataMap{}}}}
+}
+
+// NewFromCSC builds a homogeneous graph from its in-edge adjacency (CSC),
+// taking ownership of every slice (none is copied, so they may be
+// memory-mapped read-only files; see package graphstore):
+//
+//	indptr  (numNodes+1)  in-edges of node v at positions indptr[v]..indptr[v+1]
+//	indices (E)           source id of the edge at each position
+//	eids    (E) or nil    edge id of the edge at each position; nil: the
+//	                      position is the edge id
+//	src, dst (E) or nil   the edge list in edge-id order (Edges, OutAdj,
+//	                      transforms); nil builds it now: with eids nil, src
+//	                      is indices itself and dst is expanded from indptr
+//	                      (8 bytes per edge); with eids, both are scattered
+//	                      (16 bytes per edge)
+//
+// Adj returns the given CSC as is (its EIDs nil when eids is nil). It
+// returns an error naming the first inconsistency: a length, an indptr
+// that does not run from 0 to E non-decreasingly, an id outside
+// [0, numNodes), or src/dst disagreeing with the CSC at an edge.
+func NewFromCSC(numNodes int, indptr, indices, eids, src, dst []int64) (*Graph, error) {
+	const op = "graph.NewFromCSC"
+	e := len(indices)
+	switch {
+	case numNodes < 0:
+		return nil, fmt.Errorf("%s: negative node count %d", op, numNodes)
+	case len(indptr) != numNodes+1:
+		return nil, fmt.Errorf("%s: indptr has %d entries, want numNodes+1 = %d", op, len(indptr), numNodes+1)
+	case indptr[0] != 0 || indptr[numNodes] != int64(e):
+		return nil, fmt.Errorf("%s: indptr must run from 0 to %d (the number of indices), got %d..%d", op, e, indptr[0], indptr[numNodes])
+	case eids != nil && len(eids) != e:
+		return nil, fmt.Errorf("%s: %d edge ids for %d indices", op, len(eids), e)
+	case (src == nil) != (dst == nil):
+		return nil, fmt.Errorf("%s: give both src and dst or neither", op)
+	case src != nil && (len(src) != e || len(dst) != e):
+		return nil, fmt.Errorf("%s: src has %d and dst %d entries for %d edges", op, len(src), len(dst), e)
+	}
+	for v := 0; v < numNodes; v++ {
+		if indptr[v+1] < indptr[v] {
+			return nil, fmt.Errorf("%s: indptr decreases at node %d", op, v)
+		}
+	}
+	for p, s := range indices {
+		if s < 0 || s >= int64(numNodes) {
+			return nil, fmt.Errorf("%s: source id %d at position %d is outside [0, %d)", op, s, p, numNodes)
+		}
+	}
+	if eids != nil {
+		seen := make([]bool, e)
+		for p, id := range eids {
+			if id < 0 || id >= int64(e) || seen[id] {
+				return nil, fmt.Errorf("%s: edge id %d at position %d is outside [0, %d) or repeated", op, id, p, e)
+			}
+			seen[id] = true
+		}
+	}
+	if src == nil {
+		dst = make([]int64, e)
+		if eids == nil {
+			src = indices
+		} else {
+			src = make([]int64, e)
+		}
+		for v := 0; v < numNodes; v++ {
+			for p := indptr[v]; p < indptr[v+1]; p++ {
+				id := p
+				if eids != nil {
+					id = eids[p]
+					src[id] = indices[p]
+				}
+				dst[id] = int64(v)
+			}
+		}
+	} else {
+		for v := 0; v < numNodes; v++ {
+			for p := indptr[v]; p < indptr[v+1]; p++ {
+				id := p
+				if eids != nil {
+					id = eids[p]
+				}
+				if src[id] != indices[p] || dst[id] != int64(v) {
+					return nil, fmt.Errorf("%s: edge %d is %d -> %d in src/dst but %d -> %d in the CSC", op, id, src[id], dst[id], indices[p], v)
+				}
+			}
+		}
+	}
+	g := homogeneousOwned(numNodes, src, dst)
+	r := g.rels[0]
+	r.inOnce.Do(func() {
+		r.in = &tensor.Adj{NumSrc: numNodes, NumDst: numNodes, Indptr: indptr, Indices: indices, EIDs: eids}
+	})
+	return g, nil
+}
