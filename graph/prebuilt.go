@@ -125,3 +125,45 @@ func NewFromCSC(numNodes int, indptr, indices, eids, src, dst []int64) (*Graph, 
 	})
 	return g, nil
 }
+
+// SetOutAdj gives a homogeneous graph its out-edge adjacency (CSR) as is,
+// taking ownership of the slices (see NewFromCSC; a loader of a stored CSR
+// uses it so that OutAdj need not rebuild it). It must be called before
+// the first OutAdj. It returns an error on a heterogeneous graph, when
+// OutAdj was already built, or on inconsistent lengths, ids or an indptr
+// that does not run from 0 to E.
+func (g *Graph) SetOutAdj(indptr, indices, eids []int64) error {
+	const op = "graph.SetOutAdj"
+	if !g.IsHomogeneous() {
+		return fmt.Errorf("%s: %w", op, ErrHetero)
+	}
+	r := g.rels[0]
+	n, e := r.srcN, len(r.src)
+	switch {
+	case len(indptr) != n+1:
+		return fmt.Errorf("%s: indptr has %d entries, want %d", op, len(indptr), n+1)
+	case len(indices) != e || (eids != nil && len(eids) != e):
+		return fmt.Errorf("%s: %d indices and %d edge ids for %d edges", op, len(indices), len(eids), e)
+	case indptr[0] != 0 || indptr[n] != int64(e):
+		return fmt.Errorf("%s: indptr must run from 0 to %d, got %d..%d", op, e, indptr[0], indptr[n])
+	}
+	for v := 0; v < n; v++ {
+		if indptr[v+1] < indptr[v] {
+			return fmt.Errorf("%s: indptr decreases at node %d", op, v)
+		}
+	}
+	for p, d := range indices {
+		if d < 0 || d >= int64(r.dstN) {
+			return fmt.Errorf("%s: destination id %d at position %d is outside [0, %d)", op, d, p, r.dstN)
+		}
+	}
+	set := false
+	r.outOnce.Do(func() {
+		r.out = &tensor.Adj{NumSrc: r.dstN, NumDst: n, Indptr: indptr, Indices: indices, EIDs: eids}
+		set = true
+	})
+	if !set {
+		return fmt.Errorf("%s: the out-edge adjacency was already built", op)
+	}
+	return nil
+}
