@@ -17,6 +17,7 @@ func TestQuick(t *testing.T) {
 	cfg := quickConfig()
 	cfg.NoInstall = true
 	cfg.AccSeeds, cfg.Reps = 0, 2
+	cfg.TorchAggs = []string{"coo"}
 	cfg.DataDir = defaultDataDir(moduleRoot())
 	cfg.Only = map[string]bool{"sage": true, "sampler": true}
 	if _, err := os.Stat(filepath.Join(cfg.DataDir, "cora")); err == nil {

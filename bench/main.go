@@ -35,6 +35,9 @@ type config struct {
 	InterpWarmup, InterpReps int
 
 	NoTorch, NoInstall bool
+	// TorchAggs lists the PyTorch aggregation variants to try (py/common.py;
+	// nil: all, and the fastest is used).
+	TorchAggs []string
 }
 
 // row is one line of the results table.
@@ -184,6 +187,9 @@ func run(cfg config, log io.Writer) *report {
 	}
 	torchArgs := func(extra map[string]any) map[string]any {
 		a := map[string]any{"threads": threads, "warmup": cfg.Warmup, "reps": cfg.Reps}
+		if cfg.TorchAggs != nil {
+			a["aggs"] = cfg.TorchAggs
+		}
 		for k, v := range extra {
 			a[k] = v
 		}

@@ -41,7 +41,7 @@ func findTorch(workDir string, install bool, log func(string, ...any)) (*torchEn
 			if cfg, err := exec.Command(c, "-c", "import torch; print(torch.__config__.show())").Output(); err == nil {
 				for _, l := range strings.Split(string(cfg), "\n") {
 					l = strings.TrimSpace(l)
-					if strings.Contains(l, "MKL") || strings.Contains(l, "OpenMP") {
+					if !strings.Contains(l, "Build settings") && (strings.Contains(l, "MKL") || strings.Contains(l, "OpenMP")) {
 						te.config += strings.TrimPrefix(l, "- ") + "; "
 					}
 					if i := strings.Index(l, "BLAS_INFO="); i >= 0 {
