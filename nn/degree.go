@@ -2,7 +2,6 @@ package nn
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/gnnrepl/gnnrepl/graph"
@@ -44,33 +43,6 @@ func zeroInDegree(op string, g graph.MessageGraph) *Error {
 		"%d of %d destination nodes have in-degree 0 (node ids %s); their output would be invalid. "+
 			"Add self loops (g.AddSelfLoop()) or set AllowZeroInDegree: true to suppress this check",
 		count, adj.NumDst, strings.Join(ids, ", "))
-}
-
-// degreeNorm returns deg clamped to at least 1 and raised to the power p,
-// as a column (len(deg), 1) float32, for row scaling by broadcasting.
-func degreeNorm(deg []int64, p float64) *tensor.Tensor {
-	out := make([]float32, len(deg))
-	for i, d := range deg {
-		v := float64(max(d, 1))
-		switch p {
-		case -1:
-			out[i] = float32(1 / v)
-		case -0.5:
-			out[i] = float32(1 / math.Sqrt(v))
-		default:
-			out[i] = float32(math.Pow(v, p))
-		}
-	}
-	return tensor.FromFloat32(out, len(deg), 1)
-}
-
-// outDegrees counts the out-edges of each source node of adj.
-func outDegrees(adj *tensor.Adj) []int64 {
-	d := make([]int64, adj.NumSrc)
-	for _, s := range adj.Indices {
-		d[s]++
-	}
-	return d
 }
 
 // dstRows returns the destination nodes' rows of source features x: all of

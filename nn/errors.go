@@ -15,6 +15,7 @@ type Error struct {
 	Kind error
 }
 
+// Error implements error.
 func (e *Error) Error() string { return "nn." + e.Op + ": " + e.Msg }
 
 // Unwrap returns the error's Kind.

@@ -108,6 +108,7 @@ func (m *GAT) ForwardGraphs(gs []graph.MessageGraph, x *tensor.Tensor) *tensor.T
 	return h
 }
 
+// String describes the GAT in the manner of DGL's and PyTorch's repr.
 func (m *GAT) String() string {
 	return stackString("GAT", fmt.Sprintf("layers=%d", len(m.Layers)), len(m.Layers), func(i int) string { return m.Layers[i].String() })
 }

@@ -145,9 +145,9 @@ func (c *GATConv) forward(op string, g graph.MessageGraph, x *tensor.Tensor) (*t
 	adj := g.Adj()
 	h, f := c.NumHeads, c.OutFeats
 	ns, nd := g.NumSrcNodes(), g.NumDstNodes()
-	hsrc := c.dropout(x, c.FeatDrop, c.gen)
-	fsrc := c.Fc.Forward(hsrc) // (Ns, H*F)
-	fdst := dstRows(g, fsrc)   // (Nd, H*F)
+	in := c.input(x, c.FeatDrop, c.gen)
+	fsrc := in.linear(c.Fc)  // (Ns, H*F)
+	fdst := dstRows(g, fsrc) // (Nd, H*F)
 	// el = sum_f z * a_l per head: (N, H, F) * (1, H, F) -> (N, H).
 	el := tensor.SumDim(tensor.Mul(tensor.Reshape(fsrc, ns, h, f), c.AttnL), 2, false)
 	er := tensor.SumDim(tensor.Mul(tensor.Reshape(fdst, nd, h, f), c.AttnR), 2, false)
@@ -155,11 +155,11 @@ func (c *GATConv) forward(op string, g graph.MessageGraph, x *tensor.Tensor) (*t
 	a := c.dropout(tensor.EdgeSoftmax(adj, e), c.AttnDrop, c.gen)
 	rst := tensor.SpMM(adj, fsrc, a, "sum") // (Nd, H*F), head k in columns [kF, (k+1)F)
 	if c.Residual {
-		hdst := dstRows(g, hsrc)
+		hdst := in.rows(nd)
 		if c.ResFc != nil {
-			rst = tensor.Add(rst, c.ResFc.Forward(hdst))
+			rst = tensor.Add(rst, hdst.linear(c.ResFc))
 		} else {
-			rst = tensor.Add(rst, hdst)
+			rst = tensor.Add(rst, hdst.dense())
 		}
 	}
 	if c.Bias != nil {
@@ -174,6 +174,7 @@ func (c *GATConv) forward(op string, g graph.MessageGraph, x *tensor.Tensor) (*t
 	return rst, a
 }
 
+// String describes the GATConv in the manner of DGL's and PyTorch's repr.
 func (c *GATConv) String() string {
 	return fmt.Sprintf("GATConv(in=%d, out=%d, heads=%d, feat_drop=%g, attn_drop=%g, negative_slope=%g, residual=%t, merge=%s, activation=%s)",
 		c.InFeats, c.OutFeats, c.NumHeads, c.FeatDrop, c.AttnDrop, c.NegativeSlope, c.Residual, c.Merge, activationName(c.Activation))

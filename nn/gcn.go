@@ -33,15 +33,17 @@ type GCNOptions struct {
 // GCN is the graph convolutional network of Kipf & Welling, "Semi-Supervised
 // Classification with Graph Convolutional Networks" (ICLR 2017): GraphConv
 // layers with ReLU between them and dropout on each layer's input, as DGL's
-// examples/pytorch/gcn. Parameters are named "layers.<i>.weight" and
+// examples/pytorch/gcn (the dropout is each GraphConv's FeatDrop). Parameters are named "layers.<i>.weight" and
 // "layers.<i>.bias". With Kipf & Welling's weight decay on the first layer
 // only, give the optimizer Layers[0].Parameters() with WeightDecay and the
 // rest in a second parameter group without.
 type GCN struct {
 	core
-	Layers                []*GraphConv
+	Layers []*GraphConv
+	// Dropout and InputDropout record the options; the rate each layer
+	// applies is its FeatDrop (Layers[0].FeatDrop is InputDropout, the
+	// others Dropout), which can be changed between epochs.
 	Dropout, InputDropout float32
-	gen                   *tensor.Generator
 }
 
 // NewGCN builds a GCN model. It panics with ErrOption naming the field on an
@@ -60,7 +62,8 @@ func NewGCN(o GCNOptions) *GCN {
 	checkPositive(op, "NumLayers", o.NumLayers)
 	checkDrop(op, "Dropout", o.Dropout)
 	checkDrop(op, "InputDropout", o.InputDropout)
-	m := &GCN{Dropout: o.Dropout, InputDropout: o.InputDropout, gen: tensor.NewGenerator(o.Seed)}
+	m := &GCN{Dropout: o.Dropout, InputDropout: o.InputDropout}
+	gen := tensor.NewGenerator(o.Seed)
 	for l := 0; l < o.NumLayers; l++ {
 		in, out := o.HiddenFeats, o.HiddenFeats
 		if l == 0 {
@@ -72,8 +75,12 @@ func NewGCN(o GCNOptions) *GCN {
 		} else {
 			act = ReLU
 		}
+		drop := o.Dropout
+		if l == 0 {
+			drop = o.InputDropout
+		}
 		c := NewGraphConv(GraphConvOptions{InFeats: in, OutFeats: out, Norm: o.Norm, Activation: act,
-			AllowZeroInDegree: o.AllowZeroInDegree, Gen: m.gen})
+			FeatDrop: drop, AllowZeroInDegree: o.AllowZeroInDegree, Gen: gen})
 		m.Layers = append(m.Layers, c)
 		m.child(fmt.Sprintf("layers.%d", l), c)
 	}
@@ -96,15 +103,12 @@ func (m *GCN) ForwardGraphs(gs []graph.MessageGraph, x *tensor.Tensor) *tensor.T
 	checkLayers("GCN.ForwardGraphs", len(gs), len(m.Layers))
 	h := x
 	for l, layer := range m.Layers {
-		p := m.Dropout
-		if l == 0 {
-			p = m.InputDropout
-		}
-		h = layer.Forward(gs[l], m.dropout(h, p, m.gen))
+		h = layer.Forward(gs[l], h) // each layer drops its input (FeatDrop)
 	}
 	return h
 }
 
+// String describes the GCN in the manner of DGL's and PyTorch's repr.
 func (m *GCN) String() string {
 	return stackString("GCN", fmt.Sprintf("dropout=%g, input_dropout=%g", m.Dropout, m.InputDropout),
 		len(m.Layers), func(i int) string { return m.Layers[i].String() })

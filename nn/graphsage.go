@@ -49,12 +49,17 @@ type SAGEOptions struct {
 	Aggregator string
 	// Dropout is applied after the ReLU of every layer but the last.
 	Dropout float32
+	// InputDropout is applied to the input features (the first layer's
+	// FeatDrop; DGL's full-graph GraphSAGE example drops the input with the
+	// same rate as Dropout).
+	InputDropout float32
 	// Seed seeds the generator of the initial weights and dropout masks.
 	Seed int64
 }
 
 // GraphSAGE is a stack of SAGEConv layers with ReLU and dropout between
-// them, as DGL's examples/pytorch/graphsage (Hamilton et al. 2017). It runs
+// them, and optional dropout on the input features, as DGL's
+// examples/pytorch/graphsage (Hamilton et al. 2017). It runs
 // on a full graph (Forward) or on sampled blocks (ForwardBlocks).
 // Parameters are named "layers.<i>.<SAGEConv name>".
 type GraphSAGE struct {
@@ -79,6 +84,7 @@ func NewGraphSAGE(o SAGEOptions) *GraphSAGE {
 	checkPositive(op, "HiddenFeats", o.HiddenFeats)
 	checkPositive(op, "NumLayers", o.NumLayers)
 	checkDrop(op, "Dropout", o.Dropout)
+	checkDrop(op, "InputDropout", o.InputDropout)
 	m := &GraphSAGE{Dropout: o.Dropout, gen: tensor.NewGenerator(o.Seed)}
 	for l := 0; l < o.NumLayers; l++ {
 		in, out := o.HiddenFeats, o.HiddenFeats
@@ -88,7 +94,11 @@ func NewGraphSAGE(o SAGEOptions) *GraphSAGE {
 		if l == o.NumLayers-1 {
 			out = o.OutFeats
 		}
-		c := NewSAGEConv(SAGEConvOptions{InFeats: in, OutFeats: out, Aggregator: o.Aggregator, Gen: m.gen})
+		var drop float32
+		if l == 0 {
+			drop = o.InputDropout
+		}
+		c := NewSAGEConv(SAGEConvOptions{InFeats: in, OutFeats: out, Aggregator: o.Aggregator, FeatDrop: drop, Gen: m.gen})
 		m.Layers = append(m.Layers, c)
 		m.child(fmt.Sprintf("layers.%d", l), c)
 	}
@@ -122,6 +132,7 @@ func (m *GraphSAGE) ForwardGraphs(gs []graph.MessageGraph, x *tensor.Tensor) *te
 	return h
 }
 
+// String describes the GraphSAGE in the manner of DGL's and PyTorch's repr.
 func (m *GraphSAGE) String() string {
 	return stackString("GraphSAGE", fmt.Sprintf("dropout=%g", m.Dropout), len(m.Layers), func(i int) string { return m.Layers[i].String() })
 }

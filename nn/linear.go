@@ -44,6 +44,7 @@ func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor {
 	return y
 }
 
+// String describes the Linear in the manner of DGL's and PyTorch's repr.
 func (l *Linear) String() string {
 	return fmt.Sprintf("Linear(in_features=%d, out_features=%d, bias=%t)", l.InFeats, l.OutFeats, l.Bias != nil)
 }

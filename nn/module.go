@@ -45,6 +45,7 @@ type core struct {
 	eval     bool // zero value: training mode, as torch
 	params   []NamedParameter
 	children []namedModule
+	sparse   sparseCache // the sparse form of the last input (features.go)
 }
 
 // param registers a new trainable leaf and returns it.

@@ -103,41 +103,38 @@ func NewSAGEConv(o SAGEConvOptions) *SAGEConv {
 func (c *SAGEConv) Forward(g graph.MessageGraph, x *tensor.Tensor) *tensor.Tensor {
 	checkInput("SAGEConv.Forward", g, x, c.InFeats)
 	adj := g.Adj()
-	h := c.dropout(x, c.FeatDrop, c.gen)
+	in := c.input(x, c.FeatDrop, c.gen)
 	linFirst := c.InFeats > c.OutFeats
 	var neigh *tensor.Tensor
 	switch c.Aggregator {
-	case "mean":
-		src := h
+	case "mean", "gcn":
+		var src *tensor.Tensor
 		if linFirst {
-			src = c.FcNeigh.Forward(h)
+			src = in.linear(c.FcNeigh)
+		} else {
+			src = in.dense()
 		}
-		neigh = tensor.SpMM(adj, src, nil, "mean")
-		if !linFirst {
-			neigh = c.FcNeigh.Forward(neigh)
+		if c.Aggregator == "mean" {
+			neigh = tensor.SpMM(adj, src, nil, "mean")
+		} else {
+			deg := adj.InDegrees()
+			div := make([]float32, len(deg))
+			for i, d := range deg {
+				div[i] = float32(d + 1)
+			}
+			sum := tensor.SpMM(adj, src, nil, "sum")
+			neigh = tensor.Div(tensor.Add(sum, dstRows(g, src)), tensor.FromFloat32(div, len(div), 1))
 		}
-	case "gcn":
-		src := h
-		if linFirst {
-			src = c.FcNeigh.Forward(h)
-		}
-		sum := tensor.SpMM(adj, src, nil, "sum")
-		deg := adj.InDegrees()
-		div := make([]float32, len(deg))
-		for i, d := range deg {
-			div[i] = float32(d + 1)
-		}
-		neigh = tensor.Div(tensor.Add(sum, dstRows(g, src)), tensor.FromFloat32(div, len(div), 1))
 		if !linFirst {
 			neigh = c.FcNeigh.Forward(neigh)
 		}
 	case "pool":
-		src := tensor.ReLU(c.FcPool.Forward(h))
+		src := tensor.ReLU(in.linear(c.FcPool))
 		neigh = c.FcNeigh.Forward(tensor.SpMM(adj, src, nil, "max"))
 	}
 	rst := neigh
 	if c.FcSelf != nil {
-		rst = tensor.Add(c.FcSelf.Forward(dstRows(g, h)), neigh)
+		rst = tensor.Add(in.rows(g.NumDstNodes()).linear(c.FcSelf), neigh)
 	}
 	if c.Bias != nil {
 		rst = tensor.Add(rst, c.Bias)
@@ -151,6 +148,7 @@ func (c *SAGEConv) Forward(g graph.MessageGraph, x *tensor.Tensor) *tensor.Tenso
 	return rst
 }
 
+// String describes the SAGEConv in the manner of DGL's and PyTorch's repr.
 func (c *SAGEConv) String() string {
 	return fmt.Sprintf("SAGEConv(in=%d, out=%d, aggregator=%s, feat_drop=%g, bias=%t, activation=%s)",
 		c.InFeats, c.OutFeats, c.Aggregator, c.FeatDrop, c.Bias != nil, activationName(c.Activation))

@@ -174,6 +174,7 @@ func (a *Adam) Step() {
 	}
 }
 
+// String describes the Adam in the manner of DGL's and PyTorch's repr.
 func (a *Adam) String() string {
 	o := a.Options
 	return fmt.Sprintf("%s(lr=%g, betas=(%g, %g), eps=%g, weight_decay=%g, amsgrad=%t, groups=%d)",

@@ -17,6 +17,7 @@ type Error struct {
 	Kind error
 }
 
+// Error implements error.
 func (e *Error) Error() string { return "optim." + e.Op + ": " + e.Msg }
 
 // Unwrap returns the error's Kind.

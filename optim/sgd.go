@@ -117,6 +117,7 @@ func (s *SGD) Step() {
 	}
 }
 
+// String describes the SGD in the manner of DGL's and PyTorch's repr.
 func (s *SGD) String() string {
 	o := s.Options
 	return fmt.Sprintf("SGD(lr=%g, momentum=%g, dampening=%g, weight_decay=%g, nesterov=%t, groups=%d)",
