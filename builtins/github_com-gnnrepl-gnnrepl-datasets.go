@@ -43,7 +43,9 @@ func init() {
 		"PlanetoidNames":       reflect.ValueOf(&datasets.PlanetoidNames).Elem(),
 		"PlanetoidPath":        reflect.ValueOf(datasets.PlanetoidPath),
 		"PlanetoidSuffixes":    reflect.ValueOf(&datasets.PlanetoidSuffixes).Elem(),
+		"PowerLaw":             reflect.ValueOf(datasets.PowerLaw),
 		"Preload":              reflect.ValueOf(datasets.Preload),
+		"ProductsLike":         reflect.ValueOf(datasets.ProductsLike),
 		"RandomSplitIdx":       reflect.ValueOf(datasets.RandomSplitIdx),
 		"ReadFacebookPagePage": reflect.ValueOf(datasets.ReadFacebookPagePage),
 		"ReadNPZ":              reflect.ValueOf(datasets.ReadNPZ),
@@ -60,6 +62,7 @@ func init() {
 		"NPYArray":         reflect.ValueOf((*datasets.NPYArray)(nil)),
 		"OGBOptions":       reflect.ValueOf((*datasets.OGBOptions)(nil)),
 		"PlanetoidRaw":     reflect.ValueOf((*datasets.PlanetoidRaw)(nil)),
+		"PowerLawOptions":  reflect.ValueOf((*datasets.PowerLawOptions)(nil)),
 		"SNAPEdgeList":     reflect.ValueOf((*datasets.SNAPEdgeList)(nil)),
 		"SyntheticOptions": reflect.ValueOf((*datasets.SyntheticOptions)(nil)),
 	}

@@ -24,7 +24,9 @@ func init() {
 		"NID":          reflect.ValueOf(constant.MakeFromLiteral("\"_ID\"", token.STRING, 0)),
 		"New":          reflect.ValueOf(graph.New),
 		"NewBlock":     reflect.ValueOf(graph.NewBlock),
+		"NewFromCSC":   reflect.ValueOf(graph.NewFromCSC),
 		"NewHetero":    reflect.ValueOf(graph.NewHetero),
+		"NewOwned":     reflect.ValueOf(graph.NewOwned),
 		"Sum":          reflect.ValueOf(graph.Sum),
 		"UMulE":        reflect.ValueOf(graph.UMulE),
 
