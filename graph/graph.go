@@ -70,12 +70,15 @@ type Graph struct {
 
 // New builds a homogeneous graph with numNodes nodes and the directed edges
 // src[i] -> dst[i] (DGL's dgl.graph((src, dst), num_nodes=numNodes)). A
-// negative numNodes means one more than the largest id. The slices are
+// numNodes of -1 means one more than the largest id. The slices are
 // copied. It returns an error naming the first id outside [0, numNodes) or
 // the length mismatch.
 func New(numNodes int, src, dst []int64) (*Graph, error) {
 	if len(src) != len(dst) {
 		return nil, fmt.Errorf("graph.New: %d source ids but %d destination ids", len(src), len(dst))
+	}
+	if numNodes < -1 {
+		return nil, fmt.Errorf("graph.New: numNodes is %d; want a count >= 0, or -1 to infer it from the ids", numNodes)
 	}
 	if numNodes < 0 {
 		for i := range src {

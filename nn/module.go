@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -218,6 +219,9 @@ func checkPositive(op, name string, v int) {
 // checkInput validates layer input x against the graph and the layer's
 // input width.
 func checkInput(op string, g interface{ NumSrcNodes() int }, x *tensor.Tensor, inFeats int) {
+	if g == nil || (reflect.ValueOf(g).Kind() == reflect.Pointer && reflect.ValueOf(g).IsNil()) {
+		panicf(ErrShape, op, "graph is nil")
+	}
 	if x == nil {
 		panicf(ErrShape, op, "features are nil")
 	}

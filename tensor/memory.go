@@ -2,8 +2,10 @@ package tensor
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,6 +78,12 @@ func countFree(device string, n int64) {
 
 func newStorage(dt DType, n int) *storage {
 	st := &storage{device: "cpu", bytes: int64(n) * int64(dt.Size())}
+	if limit := hostMemory(); limit > 0 && st.bytes > limit {
+		// Go cannot recover from a failed allocation (the process dies),
+		// so a request larger than the machine's memory is refused here.
+		panicf(ErrOutOfMemory, "New", "%d %s elements need %s, more than this machine's %s of memory",
+			n, dt, FormatBytes(st.bytes), FormatBytes(limit))
+	}
 	switch dt {
 	case Float32:
 		st.f32 = make([]float32, n)
@@ -162,4 +170,28 @@ func FormatBytes(n int64) string {
 		return fmt.Sprintf("%.1f MiB", f/(1<<20))
 	}
 	return fmt.Sprintf("%.2f GiB", f/(1<<30))
+}
+
+var (
+	hostMemOnce sync.Once
+	hostMem     int64
+)
+
+// hostMemory returns the machine's total memory in bytes from
+// /proc/meminfo (MemTotal), or 0 when it is unknown.
+func hostMemory() int64 {
+	hostMemOnce.Do(func() {
+		b, err := os.ReadFile("/proc/meminfo")
+		if err != nil {
+			return
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					hostMem = kb * 1024
+				}
+			}
+		}
+	})
+	return hostMem
 }

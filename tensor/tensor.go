@@ -26,6 +26,9 @@ func numel(shape []int) int {
 		if d < 0 {
 			panicf(ErrShape, "New", "negative dimension in shape %v", shape)
 		}
+		if d != 0 && n > math.MaxInt64/8/d {
+			panicf(ErrShape, "New", "shape %v has too many elements", shape)
+		}
 		n *= d
 	}
 	return n

@@ -159,3 +159,18 @@ func TestString(t *testing.T) {
 		t.Fatal(s)
 	}
 }
+
+// TestHugeShapesAreRefused: a shape whose element count overflows, or one
+// larger than the machine's memory, panics with an error instead of
+// wrapping around or killing the process in make.
+func TestHugeShapesAreRefused(t *testing.T) {
+	if err := Catch(func() { Zeros(1<<40, 1<<40) }); err == nil || !errors.Is(err, ErrShape) {
+		t.Errorf("overflowing shape: %v", err)
+	}
+	if hostMemory() == 0 {
+		t.Skip("no /proc/meminfo")
+	}
+	if err := Catch(func() { Zeros(1<<20, 1<<20) }); err == nil || !errors.Is(err, ErrOutOfMemory) {
+		t.Errorf("4 TiB tensor: %v", err)
+	}
+}
