@@ -10,6 +10,14 @@ const (
 	Int64
 	// Bool holds masks (train_mask, val_mask, test_mask).
 	Bool
+	// Float16 is IEEE 754 binary16 (1 sign, 5 exponent, 10 mantissa bits),
+	// stored as its bits in a uint16; torch.float16.
+	Float16
+	// BFloat16 is the upper half of a float32 (1 sign, 8 exponent, 7
+	// mantissa bits), stored as its bits in a uint16; torch.bfloat16.
+	BFloat16
+	// Int8 holds quantised values (signed 8-bit); torch.int8.
+	Int8
 )
 
 // Size returns the bytes one element takes.
@@ -19,8 +27,10 @@ func (d DType) Size() int {
 		return 4
 	case Int64:
 		return 8
-	case Bool:
+	case Bool, Int8:
 		return 1
+	case Float16, BFloat16:
+		return 2
 	}
 	return 0
 }
@@ -33,6 +43,12 @@ func (d DType) String() string {
 		return "int64"
 	case Bool:
 		return "bool"
+	case Float16:
+		return "float16"
+	case BFloat16:
+		return "bfloat16"
+	case Int8:
+		return "int8"
 	}
 	return "invalid"
 }
