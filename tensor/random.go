@@ -117,7 +117,9 @@ func XavierUniform(gen *Generator, fanIn, fanOut int, gain float64) *Tensor {
 // 1/(1-p) when training is set (inverted dropout, Srivastava et al. 2014);
 // otherwise it returns x. The mask comes from gen's counter stream (the
 // default generator when gen is nil) and is regenerated, not stored, for
-// the backward pass. Float32, any shape. Panics unless 0 <= p <= 1.
+// the backward pass; inside a Checkpoint the draw is recorded and replayed
+// when the function is recomputed. Float32, any shape. Panics unless
+// 0 <= p <= 1.
 func Dropout(x *Tensor, p float32, training bool, gen *Generator) *Tensor {
 	defer hookOp("Dropout")()
 	if p < 0 || p > 1 || p != p {
@@ -135,7 +137,14 @@ func Dropout(x *Tensor, p float32, training bool, gen *Generator) *Tensor {
 	}
 	// One Philox offset per element quadruple, as PyTorch advances its
 	// Philox offset: masks of successive calls never share counters.
-	seed, base := gen.seed, gen.reserve((x.n+3)/4)
+	// Inside a checkpointed function the draw is recorded, or replayed
+	// during recomputation (checkpoint.go).
+	seed, base := gen.seed, uint64(0)
+	if tapeOn.Load() {
+		seed, base = checkpointCounters(gen, (x.n+3)/4)
+	} else {
+		base = gen.reserve((x.n + 3) / 4)
+	}
 	return DropoutAt(x, p, seed, base)
 }
 
