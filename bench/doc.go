@@ -34,6 +34,12 @@
 //	             the same loop typed into an in-process gnnrepl session
 //	             (testdata/train_sage_timed.go); the test accuracies must be
 //	             identical.
+//	(e) kernel   Jupyter kernel startup (process spawn to the first
+//	             kernel_info_reply with IOPub delivering) and the median
+//	             execute_request("1+1") round trip to status idle, measured
+//	             with jupyter_client against gnnrepl's kernel and Debian's
+//	             ipykernel in the same run (py/kernel.py; ipykernel sits in
+//	             the PyTorch column).
 //
 // Every time is the median of -reps repetitions after -warmup untimed ones.
 // PyTorch runs with torch.set_num_threads(GOMAXPROCS). The PyTorch scripts

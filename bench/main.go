@@ -21,7 +21,7 @@ import (
 type config struct {
 	DataDir, Out, Work string
 	Warmup, Reps       int
-	Only               map[string]bool // workloads to run: gcn, sage, sampler, interp
+	Only               map[string]bool // workloads to run: gcn, sage, sampler, interp, kernel
 
 	GCNDatasets         []string
 	AccSeeds, AccEpochs int
@@ -33,6 +33,8 @@ type config struct {
 	SamplerFanouts                                           []int
 
 	InterpWarmup, InterpReps int
+
+	KernelRuns, KernelReps int // kernel starts per kernel; round trips timed per start
 
 	NoTorch, NoInstall bool
 	// TorchAggs lists the PyTorch aggregation variants to try (py/common.py;
@@ -62,7 +64,7 @@ func main() {
 	quick := flag.Bool("quick", false, "tiny sizes (a smoke run, well under a minute)")
 	flag.StringVar(&cfg.DataDir, "data", "", "shared data folder (default $GNNREPL_SHARED_DATA or ../shared/data next to the module)")
 	flag.StringVar(&cfg.Out, "out", "", "results file (default bench/RESULTS.md in the module; \"-\" for none)")
-	only := flag.String("only", "gcn,sage,sampler,interp", "comma-separated workloads to run")
+	only := flag.String("only", "gcn,sage,sampler,interp,kernel", "comma-separated workloads to run")
 	flag.IntVar(&cfg.Warmup, "warmup", cfg.Warmup, "untimed repetitions before timing")
 	flag.IntVar(&cfg.Reps, "reps", cfg.Reps, "timed repetitions (the median is reported)")
 	gcnDS := flag.String("gcn-datasets", strings.Join(cfg.GCNDatasets, ","), "datasets of workload (a): cora, citeseer, pubmed, facebook")
@@ -81,6 +83,8 @@ func main() {
 	flag.IntVar(&cfg.SamplerBatch, "sampler-batch", cfg.SamplerBatch, "seeds per batch of workload (c)")
 	samFan := flag.String("sampler-fanouts", ints(cfg.SamplerFanouts), "fanouts of workload (c)")
 	flag.IntVar(&cfg.InterpReps, "interp-reps", cfg.InterpReps, "timed training runs of workload (d), each side")
+	flag.IntVar(&cfg.KernelRuns, "kernel-runs", cfg.KernelRuns, "kernel starts per kernel in workload (e)")
+	flag.IntVar(&cfg.KernelReps, "kernel-reps", cfg.KernelReps, "timed execute round trips per start in workload (e)")
 	flag.BoolVar(&cfg.NoTorch, "no-torch", false, "gnnrepl only")
 	flag.BoolVar(&cfg.NoInstall, "no-install", false, "do not apt-get install python3-torch when torch is missing")
 	flag.Parse()
@@ -143,6 +147,7 @@ func defaultConfig() config {
 		SamplerNodes: 1_000_000, SamplerEdges: 25_000_000, SamplerBatch: 1024, SamplerBatches: 40,
 		SamplerFanouts: []int{15, 10, 5},
 		InterpWarmup:   1, InterpReps: 5,
+		KernelRuns: 5, KernelReps: 40,
 	}
 }
 
@@ -155,6 +160,7 @@ func quickConfig() config {
 		SamplerNodes: 20_000, SamplerEdges: 200_000, SamplerBatch: 256, SamplerBatches: 5,
 		SamplerFanouts: []int{15, 10, 5},
 		InterpWarmup:   0, InterpReps: 1,
+		KernelRuns: 1, KernelReps: 10,
 	}
 }
 
@@ -344,6 +350,21 @@ func run(cfg config, log io.Writer) *report {
 			rep.Rows = append(rep.Rows, r)
 			rep.Notes = append(rep.Notes, fmt.Sprintf("(d) runs (s): compiled %s; interpreted %s", fmtList(res.Compiled), fmtList(res.Interpreted)))
 			logf("    %s vs %s (%s)", r.Gnn, r.Torch, r.Note)
+		}
+	}
+	if cfg.Only["kernel"] {
+		logf("(e) Jupyter kernel startup and execute round trip: gnnrepl vs ipykernel")
+		gn, ipy, err := kernelBench(moduleRoot(), cfg.Work, cfg.DataDir, cfg.KernelRuns, cfg.KernelReps)
+		if err != nil {
+			failf("(e) %v", err)
+		} else {
+			ms := func(s float64) string { return fmt.Sprintf("%.1f ms", s*1000) }
+			rep.Rows = append(rep.Rows,
+				row{Workload: "(e) kernel startup to first kernel_info_reply (torch col.: ipykernel)", Gnn: ms(gn.Startup), Torch: ms(ipy.Startup), Ratio: fmtRatio(gn.Startup / ipy.Startup),
+					Note: fmt.Sprintf("median of %d starts; first cell (1+1, gnnrepl's prelude loads Cora) done at %s vs %s", cfg.KernelRuns, ms(gn.FirstCell), ms(ipy.FirstCell))},
+				row{Workload: "(e) kernel execute(\"1+1\") round trip to idle, jupyter_client (torch col.: ipykernel)", Gnn: ms(gn.RoundTrip), Torch: ms(ipy.RoundTrip), Ratio: fmtRatio(gn.RoundTrip / ipy.RoundTrip),
+					Note: fmt.Sprintf("median of %d (execute_interactive); p90 %s vs %s; without execute_interactive's polling %s vs %s", cfg.KernelRuns*cfg.KernelReps, ms(gn.RoundTripP90), ms(ipy.RoundTripP90), ms(gn.RoundTripRaw), ms(ipy.RoundTripRaw))})
+			logf("    startup %s vs %s, round trip %s vs %s", ms(gn.Startup), ms(ipy.Startup), ms(gn.RoundTrip), ms(ipy.RoundTrip))
 		}
 	}
 	rep.LoadAfter = loadAvg()
