@@ -62,20 +62,16 @@ func (c *layerSpec) choose(ws *scratch, v int64, nbr, eid []int64) (int, error) 
 	if d == 0 {
 		return 0, nil
 	}
-	emit := func(j int, off int64) {
-		p := lo + off
-		nbr[j] = a.Indices[p]
-		if a.EIDs != nil {
-			eid[j] = a.EIDs[p]
-		} else {
-			eid[j] = p
-		}
-	}
 	all := c.fanout < 0 || (!c.replace && int64(c.fanout) >= d)
 	if c.weights == nil {
 		if all {
-			for off := int64(0); off < d; off++ {
-				emit(int(off), off)
+			copy(nbr[:d], a.Indices[lo:hi])
+			if a.EIDs != nil {
+				copy(eid[:d], a.EIDs[lo:hi])
+			} else {
+				for i := range eid[:d] {
+					eid[i] = lo + int64(i)
+				}
 			}
 			return int(d), nil
 		}
@@ -113,12 +109,37 @@ func (c *layerSpec) choose(ws *scratch, v int64, nbr, eid []int64) (int, error) 
 		if c.replace || 2*k >= d {
 			slices.Sort(pos)
 		}
-		for j, off := range pos {
-			emit(j, off)
-		}
+		emitPos(a, lo, hi, pos, nbr, eid)
 		return len(pos), nil
 	}
+	emit := func(j int, off int64) {
+		p := lo + off
+		nbr[j] = a.Indices[p]
+		if a.EIDs != nil {
+			eid[j] = a.EIDs[p]
+		} else {
+			eid[j] = p
+		}
+	}
 	return c.chooseWeighted(ws, v, lo, d, all, emit)
+}
+
+// emitPos writes the neighbours and parent edge ids at adjacency offsets
+// pos of the node whose edges are a's positions [lo, hi).
+func emitPos(a *tensor.Adj, lo, hi int64, pos, nbr, eid []int64) {
+	idx := a.Indices[lo:hi]
+	nbr = nbr[:len(pos)]
+	eid = eid[:len(pos)]
+	if a.EIDs != nil {
+		e := a.EIDs[lo:hi]
+		for j, off := range pos {
+			nbr[j], eid[j] = idx[off], e[off]
+		}
+		return
+	}
+	for j, off := range pos {
+		nbr[j], eid[j] = idx[off], lo+off
+	}
 }
 
 // chooseWeighted is choose with per-edge weights.
