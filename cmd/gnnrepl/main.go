@@ -99,7 +99,16 @@ func dataFlag(args []string) (data string, rest []string, err error) {
 	fs.StringVar(&data, "data", "", "data directory")
 	var tail []string
 	for len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help", "-version", "--version":
+			// Spelled as flags but run as commands (see run).
+			tail = append(tail, args...)
+			return data, tail, nil
+		}
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return data, []string{"help"}, nil
+			}
 			return "", nil, err
 		}
 		args = fs.Args()

@@ -197,6 +197,12 @@ func TestDataFlag(t *testing.T) {
 	if code := run([]string{"--bogus"}, os.Stdin, io.Discard, io.Discard); code != 2 {
 		t.Errorf("usage error: exit %d, want 2", code)
 	}
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"--data", "d", "-h"}, {"--version"}} {
+		var out bytes.Buffer
+		if code := run(args, os.Stdin, &out, io.Discard); code != 0 || out.Len() == 0 {
+			t.Errorf("gnnrepl %q: exit %d, stdout %q; want 0 and the usage or version", args, code, out.String())
+		}
+	}
 }
 
 // terminal is a gnnrepl process on a pseudo-terminal, with its output
