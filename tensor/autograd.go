@@ -71,10 +71,15 @@ func (t *Tensor) Backward() {
 		t.BackwardWith(onesOn(t))
 		return
 	}
-	t.BackwardWith(Ones(t.shape...))
+	t.BackwardWith(castRaw(Ones(t.shape...), t.dtype))
 }
 
-// BackwardWith back-propagates the gradient grad (same shape as t).
+// BackwardWith back-propagates the gradient grad (same shape as t; a float
+// grad of another dtype is cast to t's). Every gradient has the dtype of
+// its tensor, as in PyTorch: a bfloat16 activation receives a bfloat16
+// gradient, a float32 parameter a float32 one. Autocast is off while the
+// backward pass runs (each op's backward computes in the dtypes its
+// forward chose).
 func (t *Tensor) BackwardWith(grad *Tensor) {
 	defer hookOp("Backward")()
 	if !t.requiresGrad {
@@ -84,6 +89,9 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 		panicf(ErrShape, "Backward", "gradient shape %v does not match tensor shape %v", grad.shape, t.shape)
 	}
 	deviceOf("Backward", t, grad)
+	if grad.dtype != t.dtype && grad.dtype.IsFloatingPoint() && t.dtype.IsFloatingPoint() {
+		grad = castRaw(grad, t.dtype)
+	}
 	// Topological order by iterative depth-first search.
 	var order []*Tensor
 	seen := map[*Tensor]bool{}
@@ -109,6 +117,10 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 	}
 	prev := SetGradEnabled(false)
 	defer SetGradEnabled(prev)
+	if on, dt := AutocastState(); on {
+		SetAutocast(false, dt)
+		defer SetAutocast(true, dt)
+	}
 	grads := map[*Tensor]*Tensor{t: grad}
 	for i := len(order) - 1; i >= 0; i-- {
 		cur := order[i]
@@ -137,6 +149,9 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 			if !sameShape(gi.shape, in.shape) {
 				panicf(ErrShape, "Backward", "%s produced gradient %v for input %v", cur.node.op, gi.shape, in.shape)
 			}
+			if gi.dtype != in.dtype {
+				gi = castRaw(gi, in.dtype) // a gradient has its tensor's dtype
+			}
 			if old := grads[in]; old != nil {
 				// A fresh sum: gi or old may be aliased by other entries.
 				sum := old.Clone()
@@ -151,12 +166,26 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 	}
 }
 
-// addInPlace does dst += src for same-shaped float32 tensors.
+// addInPlace does dst += src for same-shaped float tensors (a low-precision
+// dst is widened, added to in float32 and rounded once per element).
 func addInPlace(dst, src *Tensor) {
 	if dst.st.device != "cpu" || src.st.device != "cpu" {
 		cudaAddInPlace(dst, src)
 		return
 	}
-	d, s := dst.Float32s(), src.Float32s()
-	axpy(1, s, d)
+	if dst.dtype == Float32 && src.dtype == Float32 {
+		d, s := dst.Float32s(), src.Float32s()
+		axpy(1, s, d)
+		return
+	}
+	d, s := floatsOf(dst), floatsOf(src)
+	lowBlocks(dst.n, func(lo, hi int, b *scratch) {
+		y := d.load(lo, hi, b.a[:])
+		x := s.load(lo, hi, b.b[:])
+		o := d.slot(lo, hi, b.c[:])
+		for i := range o {
+			o[i] = y[i] + x[i]
+		}
+		d.store(lo, hi, o)
+	})
 }

@@ -82,6 +82,9 @@ func sumTo(g *Tensor, shape []int) *Tensor {
 	if sameShape(g.shape, shape) {
 		return g
 	}
+	if g.dtype != Float32 {
+		return sumToLow(g, shape)
+	}
 	out := Zeros(shape...)
 	od, gd := out.Float32s(), g.Float32s()
 	// Common case: bias of shape (F) against (N, F).

@@ -311,6 +311,12 @@ func (d *cudaDevice) upload(op string, t *Tensor) *Tensor {
 	case Bool:
 		b := t.Bools()
 		d.must(op, d.dev.UploadBytes(p, unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b))))
+	case Float16, BFloat16:
+		b := t.Uint16s()
+		d.must(op, d.dev.UploadBytes(p, unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 2*len(b))))
+	case Int8:
+		b := t.Int8s()
+		d.must(op, d.dev.UploadBytes(p, unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b))))
 	}
 	return out
 }

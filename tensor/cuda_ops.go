@@ -707,6 +707,10 @@ func cudaCopyFrom(t, src *Tensor) {
 			p = unsafe.Pointer(&src.Float32s()[0])
 		case Int64:
 			p = unsafe.Pointer(&src.Int64s()[0])
+		case Float16, BFloat16:
+			p = unsafe.Pointer(&src.Uint16s()[0])
+		case Int8:
+			p = unsafe.Pointer(&src.Int8s()[0])
 		default:
 			p = unsafe.Pointer(&src.Bools()[0])
 		}
@@ -740,18 +744,7 @@ func cudaAddInPlace(dst, src *Tensor) {
 // deviceElem reads element off of a device tensor as float64 (Item, At).
 func deviceElem(t *Tensor, off int) float64 {
 	one := &Tensor{shape: []int{1}, dtype: t.dtype, st: t.st, off: t.off + off, n: 1}
-	h := download(one)
-	switch t.dtype {
-	case Float32:
-		return float64(h.Float32s()[0])
-	case Int64:
-		return float64(h.Int64s()[0])
-	default:
-		if h.Bools()[0] {
-			return 1
-		}
-		return 0
-	}
+	return elem(download(one), 0)
 }
 
 // deviceString renders a device tensor (its values read back) as String

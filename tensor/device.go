@@ -76,7 +76,8 @@ func parseDevice(device string) (ordinal int, name string, err error) {
 
 // deviceOf returns the device all non-nil ts live on, "cpu" when they all
 // do; tensors on two devices make it panic with ErrDevice naming op and both
-// devices.
+// devices, and float16, bfloat16 or int8 tensors on a GPU (which has no
+// kernels for them yet) with ErrNotImplemented naming op and the dtype.
 func deviceOf(op string, ts ...*Tensor) string {
 	dev := "cpu"
 	first := true
@@ -90,6 +91,13 @@ func deviceOf(op string, ts ...*Tensor) string {
 		}
 		if t.st.device != dev {
 			panicf(ErrDevice, op, "tensors on %s and %s", dev, t.st.device)
+		}
+	}
+	if dev != "cpu" {
+		for _, t := range ts {
+			if t != nil && (isLow(t.dtype) || t.dtype == Int8) {
+				panicf(ErrNotImplemented, op, "no CUDA kernel for %s on %s; compute on the CPU (To(\"cpu\")) or in float32", t.dtype, dev)
+			}
 		}
 	}
 	return dev
@@ -266,6 +274,12 @@ func download(t *Tensor) *Tensor {
 		err = d.dev.DownloadInt64(out.Int64s(), p)
 	case Bool:
 		b := out.Bools()
+		err = d.dev.DownloadBytes(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b)), p)
+	case Float16, BFloat16:
+		b := out.Uint16s()
+		err = d.dev.DownloadBytes(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 2*len(b)), p)
+	case Int8:
+		b := out.Int8s()
 		err = d.dev.DownloadBytes(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b)), p)
 	}
 	d.must("To", err)

@@ -3,11 +3,32 @@
 // of gnnrepl.
 //
 // A Tensor is contiguous and row-major. Values are float32 (features,
-// weights, activations), int64 (indices, labels) or bool (masks). Views are
-// made where they cost nothing (Reshape, Narrow along dimension 0); every
-// other op allocates its result, and every allocation is counted per device
-// (MemoryAllocated, MaxMemoryAllocated, ResetPeakMemoryStats), as
-// torch.cuda.memory_allocated does.
+// weights, activations), int64 (indices, labels), bool (masks), or the
+// storage types float16 and bfloat16 (bits in a []uint16; Uint16s,
+// FromUint16) and int8 (quantised values; Int8s, FromInt8). Cast converts
+// between dtypes (differentiably between float dtypes; Half, BFloat16 and
+// Float are shorthands), rounding to nearest even. Ops on float16 and
+// bfloat16 compute in float32 on blocks of widened elements and round
+// their results once; elementwise ops on mixed float dtypes promote as
+// PyTorch does (PromoteTypes: bfloat16 + float32 -> float32).
+//
+// Autocast (torch.autocast; package amp is the user-facing API): while
+// SetAutocast is on, ops consult AutocastState at entry and cast their
+// inputs as PyTorch's autocast op lists say: MatMul, SpMM and SDDMM run on
+// float16 or bfloat16 operands with float32 accumulation and return the
+// low dtype; reductions (Sum, Mean, SumDim, MeanDim), LogSoftmax, Softmax,
+// EdgeSoftmax, CrossEntropy, NLLLoss, Exp, Log and Pow run in float32;
+// other ops run in their inputs' (promoted) dtype. The tensors an op keeps
+// for its backward pass are the low-precision ones, which is what makes
+// autocast save activation memory. Every gradient has its tensor's dtype.
+// There are no GPU kernels for the low-precision dtypes yet: an op meeting
+// one on a GPU panics with ErrNotImplemented naming the op and the dtype.
+//
+// Views are made where they cost nothing (Reshape, Narrow along dimension
+// 0); every other op allocates its result, and every allocation is counted
+// per device (MemoryAllocated, MaxMemoryAllocated, ResetPeakMemoryStats),
+// as torch.cuda.memory_allocated does, at its dtype's size (2 bytes per
+// float16 or bfloat16 element, 1 per int8).
 //
 // Autograd follows PyTorch: a tensor with RequiresGrad set is a leaf whose
 // gradient is accumulated into Grad by Backward; each op records how to push

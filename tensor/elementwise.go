@@ -12,7 +12,9 @@ func checkFloat(op string, ts ...*Tensor) {
 
 // binary applies f elementwise over the broadcast of a and b.
 func binary(op string, a, b *Tensor, f func(x, y float32) float32) *Tensor {
-	checkFloat(op, a, b)
+	if a.dtype != Float32 || b.dtype != Float32 {
+		return binaryLow(op, a, b, f)
+	}
 	shape := broadcastShapes(op, a.shape, b.shape)
 	out := Zeros(shape...)
 	od, ad, bd := out.Float32s(), a.Float32s(), b.Float32s()
@@ -47,8 +49,11 @@ func binary(op string, a, b *Tensor, f func(x, y float32) float32) *Tensor {
 	return out
 }
 
-// Add returns a + b with NumPy broadcasting. Float32; panics with ErrShape
-// when the shapes do not broadcast.
+// Add returns a + b with NumPy broadcasting. Float tensors of any float
+// dtype: the result has the promoted dtype (PromoteTypes: bfloat16 +
+// float32 -> float32, as PyTorch), computed in float32. Panics with
+// ErrShape when the shapes do not broadcast and with ErrDType for integer
+// or bool operands. Sub, Mul and Div follow the same rules.
 func Add(a, b *Tensor) *Tensor {
 	defer hookOp("Add")()
 	if d := deviceOf("Add", a, b); d != "cpu" {
@@ -117,6 +122,9 @@ func Div(a, b *Tensor) *Tensor {
 }
 
 func scaleNew(t *Tensor, s float32) *Tensor {
+	if t.dtype != Float32 {
+		return scaleLow(t, s)
+	}
 	out := Zeros(t.shape...)
 	od, td := out.Float32s(), t.Float32s()
 	for i, v := range td {
@@ -131,7 +139,7 @@ func MulScalar(x *Tensor, s float32) *Tensor {
 	if d := deviceOf("MulScalar", x); d != "cpu" {
 		return cudaMulScalar(x, s)
 	}
-	checkFloat("MulScalar", x)
+	checkFloats("MulScalar", x)
 	out := scaleNew(x, s)
 	return record(out, "MulScalar", []*Tensor{x}, func(g *Tensor) []*Tensor {
 		return []*Tensor{scaleNew(g, s)}
@@ -155,7 +163,9 @@ func Neg(x *Tensor) *Tensor {
 }
 
 func unary(op string, x *Tensor, f func(float32) float32) *Tensor {
-	checkFloat(op, x)
+	if x.dtype != Float32 {
+		return unaryLow(op, x, f)
+	}
 	out := Zeros(x.shape...)
 	od, xd := out.Float32s(), x.Float32s()
 	parallelFor(len(od), 1<<15, func(lo, hi int) {
@@ -169,6 +179,9 @@ func unary(op string, x *Tensor, f func(float32) float32) *Tensor {
 // unaryGrad builds the gradient g * f'(x, y) for an elementwise op with
 // input x and output y.
 func unaryGrad(g, x, y *Tensor, df func(x, y float32) float32) *Tensor {
+	if g.dtype != Float32 || x.dtype != Float32 || y.dtype != Float32 {
+		return unaryGradLow(g, x, y, df)
+	}
 	out := Zeros(g.shape...)
 	od, gd, xd, yd := out.Float32s(), g.Float32s(), x.Float32s(), y.Float32s()
 	parallelFor(len(od), 1<<15, func(lo, hi int) {
@@ -278,6 +291,7 @@ func Tanh(x *Tensor) *Tensor {
 // Exp returns exp(x) elementwise.
 func Exp(x *Tensor) *Tensor {
 	defer hookOp("Exp")()
+	x = autocastFloat32("Exp", x)
 	if d := deviceOf("Exp", x); d != "cpu" {
 		return cudaUnary("Exp", uExp, x, 0)
 	}
@@ -289,6 +303,7 @@ func Exp(x *Tensor) *Tensor {
 // Log returns the natural logarithm of x elementwise.
 func Log(x *Tensor) *Tensor {
 	defer hookOp("Log")()
+	x = autocastFloat32("Log", x)
 	if d := deviceOf("Log", x); d != "cpu" {
 		return cudaUnary("Log", uLog, x, 0)
 	}
@@ -311,6 +326,7 @@ func Sqrt(x *Tensor) *Tensor {
 // Pow returns x**p elementwise.
 func Pow(x *Tensor, p float32) *Tensor {
 	defer hookOp("Pow")()
+	x = autocastFloat32("Pow", x)
 	if d := deviceOf("Pow", x); d != "cpu" {
 		return cudaUnary("Pow", uPow, x, p)
 	}

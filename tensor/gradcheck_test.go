@@ -124,3 +124,114 @@ func TestGradSparse(t *testing.T) {
 		return ScatterReduce(3, FromInt64([]int64{2, 0, 2, 2}), in[0], "sum")
 	}, randT(10, 4, 3))
 }
+
+// gradCheckLow checks the backward pass of ops on float16 and bfloat16
+// tensors: the float32 inputs are cast to dt, f runs on them, and the
+// gradients of sum(w * f) reaching the float32 inputs (through the casts)
+// must match those of the float32 ops on the same rounded inputs, within
+// tol times the largest gradient (a few roundings of a gradient to dt).
+// Finite differences would drown in 16-bit rounding; the float32 ops are
+// checked against them above.
+func gradCheckLow(t *testing.T, name string, f func(in []*Tensor) *Tensor, inputs ...*Tensor) {
+	t.Helper()
+	for _, dt := range []DType{Float16, BFloat16} {
+		tol := 1e-2
+		if dt == BFloat16 {
+			tol = 5e-2
+		}
+		run := func(cast bool) ([]*Tensor, DType) {
+			ins := make([]*Tensor, len(inputs))
+			leaves := make([]*Tensor, len(inputs))
+			for k, in := range inputs {
+				leaves[k] = in.Cast(dt).Float().Detach().SetRequiresGrad(true) // rounded values
+				ins[k] = leaves[k]
+				if cast {
+					ins[k] = leaves[k].Cast(dt)
+				}
+			}
+			out := f(ins)
+			w := Rand(NewGenerator(99), -1, 1, out.shape...)
+			Sum(Mul(out.Float(), w)).Backward()
+			gs := make([]*Tensor, len(leaves))
+			for k, l := range leaves {
+				gs[k] = l.Grad()
+			}
+			return gs, out.dtype
+		}
+		low, odt := run(true)
+		ref, _ := run(false)
+		for k := range low {
+			if low[k] == nil || ref[k] == nil {
+				t.Fatalf("%s %s: input %d got no gradient", dt, name, k)
+			}
+			var scale float64
+			for _, v := range ref[k].Float32s() {
+				scale = math.Max(scale, math.Abs(float64(v)))
+			}
+			for i, v := range low[k].Float32s() {
+				want := ref[k].Float32s()[i]
+				if math.Abs(float64(v-want)) > tol*math.Max(scale, 1e-3) {
+					t.Errorf("%s %s (result %s): d/d input%d[%d] = %g, float32 gives %g", dt, name, odt, k, i, v, want)
+					break
+				}
+			}
+		}
+	}
+}
+
+func TestGradLowPrecision(t *testing.T) {
+	pos := AddScalar(randT(14, 6), 2).Detach()
+	unary := map[string]func(*Tensor) *Tensor{
+		"ReLU":         ReLU,
+		"LeakyReLU":    func(x *Tensor) *Tensor { return LeakyReLU(x, 0.2) },
+		"ELU":          func(x *Tensor) *Tensor { return ELU(x, 1) },
+		"Sigmoid":      Sigmoid,
+		"Tanh":         Tanh,
+		"Exp":          Exp,
+		"Pow":          func(x *Tensor) *Tensor { return Pow(x, 3) },
+		"MulScalar":    func(x *Tensor) *Tensor { return MulScalar(x, 2.5) },
+		"AddScalar":    func(x *Tensor) *Tensor { return AddScalar(x, 2.5) },
+		"Neg":          Neg,
+		"Transpose":    Transpose,
+		"Sum":          Sum,
+		"Mean":         Mean,
+		"SumDim":       func(x *Tensor) *Tensor { return SumDim(x, 0, false) },
+		"MeanDim":      func(x *Tensor) *Tensor { return MeanDim(x, 1, true) },
+		"LogSoftmax":   LogSoftmax,
+		"Softmax":      Softmax,
+		"Narrow":       func(x *Tensor) *Tensor { return Narrow(x, 1, 2) },
+		"Reshape":      func(x *Tensor) *Tensor { return Reshape(x, 2, -1) },
+		"IndexSelect":  func(x *Tensor) *Tensor { return IndexSelect(x, FromInt64([]int64{2, 0, 2, 1})) },
+		"CrossEntropy": func(x *Tensor) *Tensor { return CrossEntropy(x, FromInt64([]int64{1, 0, 3, 2})) },
+	}
+	for name, f := range unary {
+		gradCheckLow(t, name, func(in []*Tensor) *Tensor { return f(in[0]) }, randT(8, 4, 5))
+	}
+	gradCheckLow(t, "Log", func(in []*Tensor) *Tensor { return Log(in[0]) }, pos)
+	gradCheckLow(t, "Sqrt", func(in []*Tensor) *Tensor { return Sqrt(in[0]) }, pos)
+	gradCheckLow(t, "Add bias", func(in []*Tensor) *Tensor { return Add(in[0], in[1]) }, randT(1, 3, 4), randT(2, 4))
+	gradCheckLow(t, "Add column", func(in []*Tensor) *Tensor { return Add(in[0], in[1]) }, randT(1, 3, 4), randT(2, 3, 1))
+	gradCheckLow(t, "Sub", func(in []*Tensor) *Tensor { return Sub(in[0], in[1]) }, randT(1, 2, 3), randT(2, 2, 3))
+	gradCheckLow(t, "Mul", func(in []*Tensor) *Tensor { return Mul(in[0], in[1]) }, randT(3, 2, 3), randT(4, 1, 3))
+	gradCheckLow(t, "Div", func(in []*Tensor) *Tensor { return Div(in[0], in[1]) }, randT(5, 2, 3), Reshape(pos, 2, 3))
+	gradCheckLow(t, "MatMul", func(in []*Tensor) *Tensor { return MatMul(in[0], in[1]) }, randT(1, 7, 4), randT(2, 4, 5))
+	gradCheckLow(t, "IndexAdd", func(in []*Tensor) *Tensor { return IndexAdd(5, FromInt64([]int64{2, 0, 2, 1}), in[0]) }, randT(12, 4, 2))
+	gradCheckLow(t, "Concat", func(in []*Tensor) *Tensor { return Concat(in, 1) }, randT(17, 2, 3), randT(18, 2, 2))
+	gradCheckLow(t, "Dropout", func(in []*Tensor) *Tensor {
+		if in[0].dtype == Float32 {
+			return DropoutAt(in[0], 0.5, 7, 3)
+		}
+		return dropoutLowAt(in[0], 0.5, 7, 3)
+	}, randT(19, 4, 5))
+	adj := testAdj()
+	for _, red := range []string{"sum", "mean", "max"} {
+		gradCheckLow(t, "SpMM copy_u "+red, func(in []*Tensor) *Tensor { return SpMM(adj, in[0], nil, red) }, randT(1, 4, 6))
+		gradCheckLow(t, "SpMM u_mul_e "+red, func(in []*Tensor) *Tensor { return SpMM(adj, in[0], in[1], red) }, randT(2, 4, 6), randT(3, 5))
+		gradCheckLow(t, "SpMM heads "+red, func(in []*Tensor) *Tensor { return SpMM(adj, in[0], in[1], red) }, randT(4, 4, 6), randT(5, 5, 3))
+	}
+	for _, op := range []string{"add", "mul", "dot"} {
+		gradCheckLow(t, "SDDMM "+op, func(in []*Tensor) *Tensor { return SDDMM(adj, in[0], in[1], op) }, randT(6, 4, 2), randT(7, 3, 2))
+	}
+	gradCheckLow(t, "EdgeSoftmax", func(in []*Tensor) *Tensor { return EdgeSoftmax(adj, in[0]) }, randT(8, 5, 2))
+	gradCheckLow(t, "SegmentReduce", func(in []*Tensor) *Tensor { return SegmentReduce(in[0], []int64{0, 2, 2, 5}, "mean") }, randT(9, 5, 3))
+}

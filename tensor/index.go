@@ -57,8 +57,23 @@ func IndexSelect(x, idx *Tensor) *Tensor {
 		for i, v := range ids {
 			copy(od[i*f:(i+1)*f], xd[int(v)*f:int(v+1)*f])
 		}
+	case Float16, BFloat16:
+		od, xd := out.Uint16s(), x.Uint16s()
+		parallelFor(len(ids), 1+(1<<14)/(f+1), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				copy(od[i*f:(i+1)*f], xd[int(ids[i])*f:int(ids[i]+1)*f])
+			}
+		})
+	case Int8:
+		od, xd := out.Int8s(), x.Int8s()
+		for i, v := range ids {
+			copy(od[i*f:(i+1)*f], xd[int(v)*f:int(v+1)*f])
+		}
 	}
 	return record(out, "IndexSelect", []*Tensor{x}, func(g *Tensor) []*Tensor {
+		if g.dtype != Float32 { // accumulate in float32, round once
+			return []*Tensor{castRaw(indexAdd(n, ids, castRaw(g, Float32)), g.dtype)}
+		}
 		return []*Tensor{indexAdd(n, ids, g)}
 	})
 }
@@ -75,12 +90,17 @@ func IndexAdd(n int, idx, src *Tensor) *Tensor {
 	if d := deviceOf("IndexAdd", idx, src); d != "cpu" {
 		return cudaIndexAdd(n, idx, src)
 	}
-	checkFloat("IndexAdd", src)
+	checkFloats("IndexAdd", src)
 	ids := checkIndex("IndexAdd", idx, n)
 	if len(ids) != src.Size(0) {
 		panicf(ErrShape, "IndexAdd", "index has %d entries but src has %d rows (shape %v)", len(ids), src.Size(0), src.shape)
 	}
-	out := indexAdd(n, ids, src)
+	var out *Tensor
+	if src.dtype == Float32 {
+		out = indexAdd(n, ids, src)
+	} else { // accumulated in float32, rounded once into src's dtype
+		out = castRaw(indexAdd(n, ids, castRaw(src, Float32)), src.dtype)
+	}
 	return record(out, "IndexAdd", []*Tensor{src}, func(g *Tensor) []*Tensor {
 		return []*Tensor{IndexSelect(g, idx)}
 	})
@@ -102,8 +122,8 @@ func Narrow(x *Tensor, start, length int) *Tensor {
 	shape := append([]int{length}, x.shape[1:]...)
 	out := &Tensor{shape: shape, dtype: x.dtype, st: x.st, off: x.off + start*f, n: length * f}
 	return record(out, "Narrow", []*Tensor{x}, func(g *Tensor) []*Tensor {
-		gx := Zeros(x.shape...)
-		copy(gx.Float32s()[start*f:], g.Float32s())
+		gx := New(g.dtype, x.shape...)
+		copyElems(gx, start*f, g, 0, g.n)
 		return []*Tensor{gx}
 	})
 }
@@ -181,12 +201,28 @@ func transpose2(x *Tensor) *Tensor {
 				od[j*m+i] = xd[i*n+j]
 			}
 		}
+	case Float16, BFloat16:
+		od, xd := out.Uint16s(), x.Uint16s()
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				od[j*m+i] = xd[i*n+j]
+			}
+		}
+	case Int8:
+		od, xd := out.Int8s(), x.Int8s()
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				od[j*m+i] = xd[i*n+j]
+			}
+		}
 	}
 	return out
 }
 
-// Concat joins float32 tensors along dimension dim; every other dimension
-// must agree: e.g. dim 1 of (N, A) and (N, B) -> (N, A+B).
+// Concat joins float tensors along dimension dim; every other dimension
+// must agree: e.g. dim 1 of (N, A) and (N, B) -> (N, A+B). Tensors of
+// different float dtypes are first cast to their promoted dtype
+// (PromoteTypes; torch.cat under autocast).
 func Concat(ts []*Tensor, dim int) *Tensor {
 	defer hookOp("Concat")()
 	if len(ts) == 0 {
@@ -195,7 +231,20 @@ func Concat(ts []*Tensor, dim int) *Tensor {
 	if d := deviceOf("Concat", ts...); d != "cpu" {
 		return cudaConcat(ts, dim)
 	}
-	checkFloat("Concat", ts...)
+	checkFloats("Concat", ts...)
+	pd := ts[0].dtype
+	for _, t := range ts[1:] {
+		pd = PromoteTypes(pd, t.dtype)
+	}
+	copied := false
+	for k, t := range ts {
+		if t.dtype != pd {
+			if !copied { // never change the caller's slice
+				ts, copied = append([]*Tensor(nil), ts...), true
+			}
+			ts[k] = t.Cast(pd)
+		}
+	}
 	rank := ts[0].Dim()
 	if dim < 0 {
 		dim += rank
@@ -217,31 +266,27 @@ func Concat(ts []*Tensor, dim int) *Tensor {
 		shape[dim] += t.shape[dim]
 	}
 	outer, total, inner := splitAt(shape, dim)
-	out := Zeros(shape...)
-	od := out.Float32s()
+	out := New(pd, shape...)
 	offs := make([]int, len(ts))
 	at := 0
 	for k, t := range ts {
 		offs[k] = at
 		w := t.shape[dim] * inner
-		td := t.Float32s()
 		for o := 0; o < outer; o++ {
-			copy(od[o*total*inner+at*inner:], td[o*w:(o+1)*w])
+			copyElems(out, o*total*inner+at*inner, t, o*w, w)
 		}
 		at += t.shape[dim]
 	}
 	return record(out, "Concat", ts, func(g *Tensor) []*Tensor {
 		gs := make([]*Tensor, len(ts))
-		gd := g.Float32s()
 		for k, t := range ts {
 			if !t.requiresGrad {
 				continue
 			}
-			gt := Zeros(t.shape...)
+			gt := New(g.dtype, t.shape...)
 			w := t.shape[dim] * inner
-			dd := gt.Float32s()
 			for o := 0; o < outer; o++ {
-				copy(dd[o*w:(o+1)*w], gd[o*total*inner+offs[k]*inner:])
+				copyElems(gt, o*w, g, o*total*inner+offs[k]*inner, w)
 			}
 			gs[k] = gt
 		}

@@ -59,16 +59,31 @@ func gonumGemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b 
 }
 
 // MatMul returns the matrix product a @ b: (M, K) x (K, N) -> (M, N),
-// float32, computed by the BLAS (BLASName). It panics with ErrShape when the
-// inner dimensions differ or an operand is not 2-D.
+// computed by the BLAS (BLASName). It panics with ErrShape when the inner
+// dimensions differ or an operand is not 2-D, and with ErrDType for
+// non-float operands.
+//
+// MatMul is on autocast's lower-precision list (torch's mm, matmul,
+// linear): inside an autocast region its float operands are cast to the
+// autocast dtype and the product is float16 or bfloat16, accumulated in
+// float32 (rows are widened in blocks and the BLAS runs in float32).
+// Outside autocast, two float16 or two bfloat16 operands give a result of
+// their dtype the same way, and operands of different float dtypes are
+// promoted (PromoteTypes).
 func MatMul(a, b *Tensor) *Tensor {
 	defer hookOp("MatMul")()
+	a, b = lowerPrecision2("MatMul", a, b)
 	if d := deviceOf("MatMul", a, b); d != "cpu" {
 		return cudaMatMul(a, b)
 	}
-	checkFloat("MatMul", a, b)
+	if a.dtype != Float32 || b.dtype != Float32 {
+		checkFloats("MatMul", a, b)
+	}
 	if a.Dim() != 2 || b.Dim() != 2 || a.shape[1] != b.shape[0] {
 		panicf(ErrShape, "MatMul", "cannot multiply %v by %v", a.shape, b.shape)
+	}
+	if a.dtype != Float32 {
+		return matmulLow(a, b)
 	}
 	m, k, n := a.shape[0], a.shape[1], b.shape[1]
 	out := Zeros(m, n)

@@ -17,6 +17,8 @@ type storage struct {
 	f32    []float32
 	i64    []int64
 	b      []bool
+	u16    []uint16 // Float16, BFloat16 bits
+	i8     []int8
 	bytes  int64
 	device string
 	dev    *devStorage // device memory (device.go); nil on the CPU
@@ -91,6 +93,10 @@ func newStorage(dt DType, n int) *storage {
 		st.i64 = make([]int64, n)
 	case Bool:
 		st.b = make([]bool, n)
+	case Float16, BFloat16:
+		st.u16 = make([]uint16, n)
+	case Int8:
+		st.i8 = make([]int8, n)
 	}
 	track(st)
 	return st

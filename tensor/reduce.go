@@ -2,8 +2,15 @@ package tensor
 
 // Sum returns the sum of all elements as a one-element tensor of shape ().
 // The sum is accumulated in float64.
+//
+// Sum, Mean, SumDim and MeanDim are on autocast's float32 list: a float16
+// or bfloat16 x is reduced in float32, and the result is float32 inside an
+// autocast region and x's dtype outside it (as torch.sum).
 func Sum(x *Tensor) *Tensor {
 	defer hookOp("Sum")()
+	if isLow(x.dtype) {
+		return fp32Op("Sum", x, Sum)
+	}
 	if d := deviceOf("Sum", x); d != "cpu" {
 		return cudaSum(x)
 	}
@@ -22,6 +29,9 @@ func Sum(x *Tensor) *Tensor {
 // Mean returns the mean of all elements as a tensor of shape ().
 func Mean(x *Tensor) *Tensor {
 	defer hookOp("Mean")()
+	if isLow(x.dtype) {
+		return fp32Op("Mean", x, Mean)
+	}
 	if x.n == 0 {
 		panicf(ErrShape, "Mean", "mean of an empty tensor of shape %v", x.shape)
 	}
@@ -32,6 +42,9 @@ func Mean(x *Tensor) *Tensor {
 // drops that dimension (or keeps it with size 1 when keepDim is set).
 func SumDim(x *Tensor, dim int, keepDim bool) *Tensor {
 	defer hookOp("SumDim")()
+	if isLow(x.dtype) {
+		return fp32Op("SumDim", x, func(x *Tensor) *Tensor { return SumDim(x, dim, keepDim) })
+	}
 	if d := deviceOf("SumDim", x); d != "cpu" {
 		return cudaSumDim(x, dim, keepDim)
 	}
@@ -73,6 +86,9 @@ func SumDim(x *Tensor, dim int, keepDim bool) *Tensor {
 // MeanDim averages over dimension dim; see SumDim.
 func MeanDim(x *Tensor, dim int, keepDim bool) *Tensor {
 	defer hookOp("MeanDim")()
+	if isLow(x.dtype) {
+		return fp32Op("MeanDim", x, func(x *Tensor) *Tensor { return MeanDim(x, dim, keepDim) })
+	}
 	if dim < 0 {
 		dim += x.Dim()
 	}
@@ -98,6 +114,9 @@ func ArgMax(x *Tensor) *Tensor {
 	defer hookOp("ArgMax")()
 	if d := deviceOf("ArgMax", x); d != "cpu" {
 		return cudaArgMax(x)
+	}
+	if isLow(x.dtype) {
+		x = castRaw(x, Float32)
 	}
 	checkFloat("ArgMax", x)
 	if x.Dim() != 2 {

@@ -4,8 +4,16 @@ import "math"
 
 // LogSoftmax returns log(softmax(x)) over the last dimension, computed
 // stably as x - max - log(sum(exp(x - max))): (..., C) -> (..., C), float32.
+//
+// LogSoftmax, Softmax, CrossEntropy and NLLLoss are on autocast's float32
+// list: a float16 or bfloat16 input is computed on in float32, and the
+// result is float32 inside an autocast region and the input's dtype
+// outside it.
 func LogSoftmax(x *Tensor) *Tensor {
 	defer hookOp("LogSoftmax")()
+	if isLow(x.dtype) {
+		return fp32Op("LogSoftmax", x, LogSoftmax)
+	}
 	if d := deviceOf("LogSoftmax", x); d != "cpu" {
 		return cudaLogSoftmax(x)
 	}
@@ -62,6 +70,9 @@ func logSoftmaxRow(x, out []float32) {
 // Softmax returns softmax over the last dimension: (..., C) -> (..., C).
 func Softmax(x *Tensor) *Tensor {
 	defer hookOp("Softmax")()
+	if isLow(x.dtype) {
+		return fp32Op("Softmax", x, Softmax)
+	}
 	return Exp(LogSoftmax(x))
 }
 
@@ -71,6 +82,9 @@ func Softmax(x *Tensor) *Tensor {
 // with ErrShape or ErrIndex naming the bad shape or target.
 func CrossEntropy(logits, targets *Tensor) *Tensor {
 	defer hookOp("CrossEntropy")()
+	if isLow(logits.dtype) {
+		return fp32Op("CrossEntropy", logits, func(l *Tensor) *Tensor { return CrossEntropy(l, targets) })
+	}
 	if d := deviceOf("CrossEntropy", logits, targets); d != "cpu" {
 		return cudaCrossEntropy(logits, targets)
 	}
@@ -81,6 +95,9 @@ func CrossEntropy(logits, targets *Tensor) *Tensor {
 // targets (N) int64 -> scalar (torch.nn.functional.nll_loss).
 func NLLLoss(logp, targets *Tensor) *Tensor {
 	defer hookOp("NLLLoss")()
+	if isLow(logp.dtype) {
+		return fp32Op("NLLLoss", logp, func(l *Tensor) *Tensor { return NLLLoss(l, targets) })
+	}
 	if d := deviceOf("NLLLoss", logp, targets); d != "cpu" {
 		return cudaNLLLoss(logp, targets)
 	}

@@ -125,14 +125,30 @@ func rows2(op string, t *Tensor) (int, int) {
 //
 //	u (NumSrc, F), e (E) | (E, H) | nil  ->  (NumDst, F)
 //
-// Float32; gradients flow to u and e. Panics with ErrShape on mismatched
-// sizes and with a plain *Error on an unknown reducer.
+// Gradients flow to u and e. Panics with ErrShape on mismatched sizes and
+// with a plain *Error on an unknown reducer.
+//
+// SpMM is on autocast's lower-precision list (DGL casts gspmm's inputs to
+// the autocast dtype): inside an autocast region u and e are cast to
+// float16 or bfloat16 and so is the result, each destination's row being
+// accumulated in float32 and rounded once (a sum over thousands of
+// neighbors does not stall as a 16-bit accumulator would; a sum beyond
+// float16's ±65504 is ±Inf, use "mean" or bfloat16 there). The max of a
+// single message is that message, however negative. Outside autocast,
+// float16 or bfloat16 operands of one dtype give a result of their dtype
+// the same way, and mixed float dtypes are promoted (PromoteTypes).
 func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 	defer hookOp("SpMM")()
+	u, e = lowerPrecision2("SpMM", u, e)
 	if d := deviceOf("SpMM", u, e); d != "cpu" {
 		return cudaSpMM(adj, u, e, reduce)
 	}
-	checkFloat("SpMM", u)
+	low := u.dtype != Float32
+	if low {
+		checkFloats("SpMM", u, e)
+	} else {
+		checkFloat("SpMM", u)
+	}
 	ns, f := rows2("SpMM", u)
 	if ns != adj.NumSrc {
 		panicf(ErrShape, "SpMM", "source features have %d rows, graph has %d source nodes", ns, adj.NumSrc)
@@ -140,7 +156,9 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 	h := 1
 	var ed []float32
 	if e != nil {
-		checkFloat("SpMM", e)
+		if !low {
+			checkFloat("SpMM", e)
+		}
 		var ne int
 		ne, h = rows2("SpMM", e)
 		if ne != adj.NumEdges() {
@@ -149,10 +167,15 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 		if h == 0 || f%h != 0 {
 			panicf(ErrShape, "SpMM", "features %v do not split into %d heads of edge values %v", u.shape, h, e.shape)
 		}
-		ed = e.Float32s()
+		if !low {
+			ed = e.Float32s()
+		}
 	}
 	if reduce != "sum" && reduce != "mean" && reduce != "max" {
 		panicf(ErrShape, "SpMM", "reduce must be \"sum\", \"mean\" or \"max\", got %q", reduce)
+	}
+	if low {
+		return spmmLow(adj, u, e, reduce, f, h)
 	}
 	w := f / h
 	out := Zeros(adj.NumDst, f)
@@ -344,13 +367,23 @@ func spmmMaxBackwardU(adj *Adj, ed []float32, f, h int, arg []int64, gd, gud []f
 //	op "dot": lhs (NumSrc, D), rhs (NumDst, D) -> (E, 1), <lhs[src], rhs[dst]>
 //
 // GAT's attention logits are SDDMM(adj, el, er, "add") with el, er (N, H).
-// Float32; gradients flow to lhs and rhs.
+// Gradients flow to lhs and rhs. Like SpMM, SDDMM is on autocast's
+// lower-precision list (DGL's gsddmm): inside an autocast region the
+// operands and the result are float16 or bfloat16, each value computed in
+// float32 and rounded once (a float16 result beyond ±65504 is ±Inf, which
+// EdgeSoftmax handles).
 func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 	defer hookOp("SDDMM")()
+	lhs, rhs = lowerPrecision2("SDDMM", lhs, rhs)
 	if d := deviceOf("SDDMM", lhs, rhs); d != "cpu" {
 		return cudaSDDMM(adj, lhs, rhs, op)
 	}
-	checkFloat("SDDMM", lhs, rhs)
+	low := lhs.dtype != Float32 || rhs.dtype != Float32
+	if low {
+		checkFloats("SDDMM", lhs, rhs)
+	} else {
+		checkFloat("SDDMM", lhs, rhs)
+	}
 	nl, dl := rows2("SDDMM", lhs)
 	nr, dr := rows2("SDDMM", rhs)
 	if nl != adj.NumSrc || nr != adj.NumDst || dl != dr {
@@ -363,6 +396,9 @@ func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 	ow := d
 	if op == "dot" {
 		ow = 1
+	}
+	if low {
+		return sddmmLow(adj, lhs, rhs, op, d, ow)
 	}
 	ne := adj.NumEdges()
 	out := Zeros(ne, ow)
@@ -444,9 +480,20 @@ func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 // separately per head (DGL's edge_softmax; GAT's attention coefficients,
 // Veličković et al. 2018): scores (E) or (E, H) in edge-id order -> same
 // shape, out[e] = exp(s[e]) / sum over in-edges e' of dst(e) of exp(s[e']),
-// computed with the maximum subtracted. Float32.
+// computed with the maximum subtracted. When some of a destination's
+// scores are +Inf (a float16 score that overflowed), they share the
+// destination's mass equally and the others get 0, the limit of the
+// softmax, instead of NaN.
+//
+// EdgeSoftmax is on autocast's float32 list (DGL's edge_softmax runs in
+// float32 under autocast): a float16 or bfloat16 score tensor is
+// normalised in float32, and the result is float32 inside an autocast
+// region and the scores' dtype outside it.
 func EdgeSoftmax(adj *Adj, scores *Tensor) *Tensor {
 	defer hookOp("EdgeSoftmax")()
+	if isLow(scores.dtype) {
+		return fp32Op("EdgeSoftmax", scores, func(s *Tensor) *Tensor { return EdgeSoftmax(adj, s) })
+	}
 	if d := deviceOf("EdgeSoftmax", scores); d != "cpu" {
 		return cudaEdgeSoftmax(adj, scores)
 	}
@@ -466,6 +513,10 @@ func EdgeSoftmax(adj *Adj, scores *Tensor) *Tensor {
 					if x := sd[adj.eid(p)*int64(h)+int64(k)]; x > m {
 						m = x
 					}
+				}
+				if softmaxInf(m) {
+					edgeSoftmaxInf(adj, sd, od, h, k, p0, p1)
+					continue
 				}
 				var s float64
 				for p := p0; p < p1; p++ {

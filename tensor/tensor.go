@@ -102,6 +102,41 @@ func FromBool(data []bool, shape ...int) *Tensor {
 	return &Tensor{shape: append([]int(nil), shape...), dtype: Bool, st: st, n: n}
 }
 
+// FromUint16 wraps bits (not copied) as a tensor of dtype dt, Float16 or
+// BFloat16, each element the IEEE binary16 or bfloat16 bit pattern; see
+// FromFloat32. It panics with ErrDType for another dtype and with ErrShape
+// when the sizes disagree. To convert float32 values, use
+// FromFloat32(v).Cast(dt).
+func FromUint16(dt DType, bits []uint16, shape ...int) *Tensor {
+	if !isLow(dt) {
+		panicf(ErrDType, "FromUint16", "dtype must be float16 or bfloat16, got %s", dt)
+	}
+	if len(shape) == 0 {
+		shape = []int{len(bits)}
+	}
+	n := numel(shape)
+	if n != len(bits) {
+		panicf(ErrShape, "FromUint16", "shape %v needs %d values, got %d", shape, n, len(bits))
+	}
+	st := &storage{u16: bits, bytes: int64(len(bits)) * 2, device: "cpu"}
+	track(st)
+	return &Tensor{shape: append([]int(nil), shape...), dtype: dt, st: st, n: n}
+}
+
+// FromInt8 wraps data (not copied) as an int8 tensor; see FromFloat32.
+func FromInt8(data []int8, shape ...int) *Tensor {
+	if len(shape) == 0 {
+		shape = []int{len(data)}
+	}
+	n := numel(shape)
+	if n != len(data) {
+		panicf(ErrShape, "FromInt8", "shape %v needs %d values, got %d", shape, n, len(data))
+	}
+	st := &storage{i8: data, bytes: int64(len(data)), device: "cpu"}
+	track(st)
+	return &Tensor{shape: append([]int(nil), shape...), dtype: Int8, st: st, n: n}
+}
+
 // Arange returns the int64 tensor [0, 1, ..., n-1].
 func Arange(n int) *Tensor {
 	t := New(Int64, n)
@@ -169,7 +204,28 @@ func (t *Tensor) Bools() []bool {
 	return t.st.b[t.off : t.off+t.n : t.off+t.n]
 }
 
-// Item returns the value of a one-element tensor as float64.
+// Uint16s returns the bits of a Float16 or BFloat16 tensor's elements
+// (shared, not copied); Cast(Float32) gives their values. It panics with
+// ErrDType for another dtype.
+func (t *Tensor) Uint16s() []uint16 {
+	if !isLow(t.dtype) {
+		panicf(ErrDType, "Uint16s", "tensor is %s, not float16 or bfloat16", t.dtype)
+	}
+	mustHost("Uint16s", t)
+	return t.st.u16[t.off : t.off+t.n : t.off+t.n]
+}
+
+// Int8s returns an Int8 tensor's elements (shared, not copied).
+func (t *Tensor) Int8s() []int8 {
+	if t.dtype != Int8 {
+		panicf(ErrDType, "Int8s", "tensor is %s, not int8", t.dtype)
+	}
+	mustHost("Int8s", t)
+	return t.st.i8[t.off : t.off+t.n : t.off+t.n]
+}
+
+// Item returns the value of a one-element tensor as float64 (a float16 or
+// bfloat16 value widened exactly).
 func (t *Tensor) Item() float64 {
 	if t.n != 1 {
 		panicf(ErrShape, "Item", "tensor of shape %v has %d elements, want 1", t.shape, t.n)
@@ -177,17 +233,7 @@ func (t *Tensor) Item() float64 {
 	if t.st.device != "cpu" {
 		return deviceElem(t, 0) // reads the device (a synchronization)
 	}
-	switch t.dtype {
-	case Float32:
-		return float64(t.Float32s()[0])
-	case Int64:
-		return float64(t.Int64s()[0])
-	default:
-		if t.Bools()[0] {
-			return 1
-		}
-		return 0
-	}
+	return elem(t, 0)
 }
 
 // At returns the element at the given indices as float64.
@@ -205,17 +251,7 @@ func (t *Tensor) At(idx ...int) float64 {
 	if t.st.device != "cpu" {
 		return deviceElem(t, off)
 	}
-	switch t.dtype {
-	case Float32:
-		return float64(t.Float32s()[off])
-	case Int64:
-		return float64(t.Int64s()[off])
-	default:
-		if t.Bools()[off] {
-			return 1
-		}
-		return 0
-	}
+	return elem(t, off)
 }
 
 // RequiresGrad reports whether autograd tracks this tensor.
@@ -227,8 +263,8 @@ func (t *Tensor) SetRequiresGrad(v bool) *Tensor {
 	if t.node != nil && !v {
 		panicf(ErrShape, "SetRequiresGrad", "cannot clear requires_grad of a non-leaf tensor; use Detach")
 	}
-	if v && t.dtype != Float32 {
-		panicf(ErrDType, "SetRequiresGrad", "only float32 tensors can require gradients, got %s", t.dtype)
+	if v && !t.dtype.IsFloatingPoint() {
+		panicf(ErrDType, "SetRequiresGrad", "only floating-point tensors can require gradients, got %s", t.dtype)
 	}
 	t.requiresGrad = v
 	return t
@@ -263,14 +299,7 @@ func (t *Tensor) Clone() *Tensor {
 		return cudaClone(t)
 	}
 	c := New(t.dtype, t.shape...)
-	switch t.dtype {
-	case Float32:
-		copy(c.Float32s(), t.Float32s())
-	case Int64:
-		copy(c.Int64s(), t.Int64s())
-	case Bool:
-		copy(c.Bools(), t.Bools())
-	}
+	copyElems(c, 0, t, 0, t.n)
 	return c
 }
 
@@ -284,14 +313,7 @@ func (t *Tensor) CopyFrom(src *Tensor) {
 	if src.dtype != t.dtype || src.n != t.n {
 		panicf(ErrShape, "CopyFrom", "cannot copy %s%v into %s%v", src.dtype, src.shape, t.dtype, t.shape)
 	}
-	switch t.dtype {
-	case Float32:
-		copy(t.Float32s(), src.Float32s())
-	case Int64:
-		copy(t.Int64s(), src.Int64s())
-	case Bool:
-		copy(t.Bools(), src.Bools())
-	}
+	copyElems(t, 0, src, 0, t.n)
 }
 
 func sameShape(a, b []int) bool {
@@ -365,5 +387,14 @@ func writeElem(b *strings.Builder, t *Tensor, i int) {
 		fmt.Fprintf(b, "%d", t.Int64s()[i])
 	case Bool:
 		fmt.Fprintf(b, "%t", t.Bools()[i])
+	case Float16, BFloat16:
+		v := elem(t, i)
+		if math.Trunc(v) == v && math.Abs(v) < 1e7 {
+			fmt.Fprintf(b, "%.0f.", v)
+		} else {
+			fmt.Fprintf(b, "%.4g", v)
+		}
+	case Int8:
+		fmt.Fprintf(b, "%d", t.Int8s()[i])
 	}
 }
