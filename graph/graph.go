@@ -123,20 +123,26 @@ func NewHetero(numNodes map[string]int, edges map[CanonicalEType]EdgeList) (*Gra
 	})
 	for _, ce := range ces {
 		el := edges[ce]
+		// Errors name the relation only on heterogeneous graphs, where
+		// there is more than one to choose from.
+		rel := fmt.Sprintf("relation %v: ", ce)
+		if len(ces) == 1 && ce == (CanonicalEType{DefaultNType, DefaultEType, DefaultNType}) {
+			rel = ""
+		}
 		si, di := g.ntypeIndex(ce.Src), g.ntypeIndex(ce.Dst)
 		if si < 0 || di < 0 {
 			return nil, fmt.Errorf("graph: relation %v uses a node type with no node count", ce)
 		}
 		if len(el.Src) != len(el.Dst) {
-			return nil, fmt.Errorf("graph: relation %v has %d source ids but %d destination ids", ce, len(el.Src), len(el.Dst))
+			return nil, fmt.Errorf("graph: %s%d source ids but %d destination ids", rel, len(el.Src), len(el.Dst))
 		}
 		ns, nd := g.numNodes[si], g.numNodes[di]
 		for i, s := range el.Src {
 			if s < 0 || s >= int64(ns) {
-				return nil, fmt.Errorf("graph: relation %v: source id %d of edge %d is outside [0, %d)", ce, s, i, ns)
+				return nil, fmt.Errorf("graph: %ssource id %d of edge %d is outside [0, %d)", rel, s, i, ns)
 			}
 			if d := el.Dst[i]; d < 0 || d >= int64(nd) {
-				return nil, fmt.Errorf("graph: relation %v: destination id %d of edge %d is outside [0, %d)", ce, d, i, nd)
+				return nil, fmt.Errorf("graph: %sdestination id %d of edge %d is outside [0, %d)", rel, d, i, nd)
 			}
 		}
 		g.rels = append(g.rels, &relation{ce: ce, src: append([]int64(nil), el.Src...),
