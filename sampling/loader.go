@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
+	"github.com/gnnrepl/gnnrepl/featstore"
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/runctx"
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -40,6 +42,14 @@ type LoaderOptions struct {
 	// PrefetchNodeFeats names node data gathered for the input nodes into
 	// blocks[0].SrcData (DGL's prefetch_node_feats).
 	PrefetchNodeFeats []string
+	// NodeFeatStores gathers input features from feature stores (float16,
+	// int8, a hot cache, precomputed SIGN features; package featstore)
+	// instead of node data: for each name, the rows of the input nodes
+	// (blocks[0]'s source nodes), dequantised to (N_in, F) float32, go into
+	// blocks[0].SrcData under that name, gathered in the workers as
+	// PrefetchNodeFeats are. Every store must have g.NumNodes() rows, and a
+	// name may not also be in PrefetchNodeFeats.
+	NodeFeatStores map[string]featstore.Store
 	// PrefetchLabels names node data gathered for the output nodes into the
 	// last block's DstData (DGL's prefetch_labels).
 	PrefetchLabels []string
@@ -82,13 +92,15 @@ type DataLoader struct {
 // DataLoader, so that an abandoned DataLoader can be collected and its
 // cleanup can stop them.
 type source struct {
-	g         *graph.Graph
-	seeds     []int64
-	sampler   Sampler
-	opts      LoaderOptions
-	nodeFeats []*tensor.Tensor // detached node data, as opts.PrefetchNodeFeats
-	labels    []*tensor.Tensor
-	edgeFeats []*tensor.Tensor
+	g          *graph.Graph
+	seeds      []int64
+	sampler    Sampler
+	opts       LoaderOptions
+	nodeFeats  []*tensor.Tensor  // detached node data, as opts.PrefetchNodeFeats
+	storeNames []string          // opts.NodeFeatStores' names, sorted
+	stores     []featstore.Store // the stores, as storeNames
+	labels     []*tensor.Tensor
+	edgeFeats  []*tensor.Tensor
 }
 
 // control lets the DataLoader's cleanup stop the running pipeline.
@@ -129,9 +141,11 @@ type batchResult struct {
 // samples with sampler. It checks everything up front and returns an error
 // that names the argument: a seed id outside [0, NumNodes) (naming the id),
 // a negative BatchSize, NumWorkers or PrefetchFactor, node or edge data to
-// prefetch that g lacks, and the sampler's own options (a sampler with a
-// Validate(*graph.Graph) error method, such as NeighborSampler, is validated
-// against g, weights included). Errors wrap ErrArgument.
+// prefetch that g lacks, a nil feature store or one whose node count is not
+// g's, a name both in NodeFeatStores and PrefetchNodeFeats, and the
+// sampler's own options (a sampler with a Validate(*graph.Graph) error
+// method, such as NeighborSampler, is validated against g, weights
+// included). Errors wrap ErrArgument.
 func NewDataLoader(g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOptions) (*DataLoader, error) {
 	const name = "sampling.NewDataLoader"
 	if g == nil {
@@ -170,6 +184,22 @@ func NewDataLoader(g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOp
 			return nil, fmt.Errorf("%s: PrefetchNodeFeats: no node data %q (have %v): %w", name, n, g.NDataNames(), ErrArgument)
 		}
 		s.nodeFeats = append(s.nodeFeats, g.NData(n).Detach())
+	}
+	for n := range opts.NodeFeatStores {
+		s.storeNames = append(s.storeNames, n)
+	}
+	slices.Sort(s.storeNames)
+	for _, n := range s.storeNames {
+		st := opts.NodeFeatStores[n]
+		switch {
+		case st == nil:
+			return nil, fmt.Errorf("%s: NodeFeatStores[%q] is nil: %w", name, n, ErrArgument)
+		case st.NumNodes() != g.NumNodes():
+			return nil, fmt.Errorf("%s: NodeFeatStores[%q] has %d nodes, the graph %d: %w", name, n, st.NumNodes(), g.NumNodes(), ErrArgument)
+		case slices.Contains(opts.PrefetchNodeFeats, n):
+			return nil, fmt.Errorf("%s: %q is both in NodeFeatStores and in PrefetchNodeFeats; keep one: %w", name, n, ErrArgument)
+		}
+		s.stores = append(s.stores, st)
 	}
 	for _, n := range opts.PrefetchLabels {
 		if !g.HasNData(n) {
@@ -413,6 +443,11 @@ func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
 	b = &batchResult{index: i, blocks: blocks, input: input, lastIn: lastIn}
 	for k, t := range s.nodeFeats {
 		if err := first.SetSrcData(s.opts.PrefetchNodeFeats[k], gatherRows(t, first.SrcNodeIDs())); err != nil {
+			return nil, err
+		}
+	}
+	for k, st := range s.stores {
+		if err := first.SetSrcData(s.storeNames[k], st.Gather(first.SrcNodeIDs())); err != nil {
 			return nil, err
 		}
 	}
