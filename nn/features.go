@@ -224,10 +224,18 @@ func (c *core) input(x *tensor.Tensor, p float32, gen *tensor.Generator) *featur
 	if p > 0 && !c.eval {
 		maxDensity = sparseMaxDensity
 	}
-	if adj, vals := c.sparse.get(x, maxDensity); adj != nil {
-		return &features{sp: adj, vals: c.dropout(vals, p, gen), nrows: x.Size(0), ncols: x.Size(1)}
+	// Under autocast the features are cast to the low dtype once, before
+	// dropout, rather than by each product that reads them.
+	lowOf := func(t *tensor.Tensor) *tensor.Tensor {
+		if on, dt := tensor.AutocastState(); on && t.DType() == tensor.Float32 {
+			return t.Cast(dt)
+		}
+		return t
 	}
-	x = c.dropout(x, p, gen)
+	if adj, vals := c.sparse.get(x, maxDensity); adj != nil {
+		return &features{sp: adj, vals: c.dropout(lowOf(vals), p, gen), nrows: x.Size(0), ncols: x.Size(1)}
+	}
+	x = c.dropout(lowOf(x), p, gen)
 	return &features{x: x, nrows: x.Size(0), ncols: x.Size(1)}
 }
 
@@ -246,7 +254,7 @@ func (f *features) linear(l *Linear) *tensor.Tensor {
 	}
 	y := f.mm(l.Weight)
 	if l.Bias != nil {
-		y = tensor.Add(y, l.Bias)
+		y = addBias(y, l.Bias)
 	}
 	return y
 }
@@ -268,13 +276,13 @@ func (f *features) rows(n int) *features {
 func (f *features) dense() *tensor.Tensor {
 	if f.x == nil {
 		x := tensor.Zeros(f.nrows, f.ncols)
-		d, v := x.Float32s(), f.vals.Float32s()
+		d, v := x.Float32s(), f.vals.Float().Float32s()
 		for r := 0; r < f.nrows; r++ {
 			for p := f.sp.Indptr[r]; p < f.sp.Indptr[r+1]; p++ {
 				d[r*f.ncols+int(f.sp.Indices[p])] = v[p]
 			}
 		}
-		f.x = x
+		f.x = x.Cast(f.vals.DType()) // the values' dtype (low under autocast)
 	}
 	return f.x
 }

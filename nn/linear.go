@@ -31,20 +31,49 @@ func NewLinear(inFeats, outFeats int, bias bool, gen *tensor.Generator) *Linear 
 	return l
 }
 
-// Forward computes x W + b: (N, InFeats) -> (N, OutFeats), float32. It
-// panics with ErrShape when x does not have InFeats columns.
+// Forward computes x W + b: (N, InFeats) -> (N, OutFeats), float32, or
+// float16 / bfloat16 inside an autocast region (package amp), where the
+// whole layer runs in the low dtype as torch's F.linear does. It panics
+// with ErrShape when x does not have InFeats columns.
 func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if x.Dim() != 2 || x.Size(1) != l.InFeats {
 		panicf(ErrShape, "Linear.Forward", "input of shape %v does not fit in_features = %d", x.Shape(), l.InFeats)
 	}
 	y := tensor.MatMul(x, l.Weight)
 	if l.Bias != nil {
-		y = tensor.Add(y, l.Bias)
+		y = addBias(y, l.Bias)
 	}
 	return y
+}
+
+// addBias returns y + b for y (N, F) and a float32 bias b (F). Inside an
+// autocast region a float16 or bfloat16 y keeps its dtype: the bias is
+// cast to it (differentiably, so b's gradient stays float32), as torch's
+// autocast casts every input of F.linear, instead of promoting the whole
+// activation to float32 (which is what y + b alone does, and what DGL's
+// layers get under torch.autocast).
+func addBias(y, b *tensor.Tensor) *tensor.Tensor {
+	if dt := y.DType(); dt != b.DType() && dt.IsFloatingPoint() {
+		if on, _ := tensor.AutocastState(); on {
+			b = b.Cast(dt)
+		}
+	}
+	return tensor.Add(y, b)
 }
 
 // String describes the Linear in the manner of DGL's and PyTorch's repr.
 func (l *Linear) String() string {
 	return fmt.Sprintf("Linear(in_features=%d, out_features=%d, bias=%t)", l.InFeats, l.OutFeats, l.Bias != nil)
+}
+
+// dropoutLow is inverted dropout for float16 / bfloat16 activations (under
+// autocast), which tensor.Dropout does not take: the mask is drawn by
+// tensor.Dropout on float32 ones (the same draw from gen, so the same mask
+// and the same checkpoint replay as for a float32 x), cast to x's dtype
+// without history, and multiplied in. Nothing float32 outlives the call;
+// x * mask keeps x and the low-precision mask for its backward pass.
+func dropoutLow(x *tensor.Tensor, p float32, gen *tensor.Generator) *tensor.Tensor {
+	var mask *tensor.Tensor
+	tensor.NoGrad(func() { mask = tensor.Dropout(tensor.Ones(x.Shape()...), p, true, gen).Cast(x.DType()) })
+	return tensor.Mul(x, mask)
 }

@@ -194,6 +194,9 @@ func (c *core) dropout(x *tensor.Tensor, p float32, gen *tensor.Generator) *tens
 	if p == 0 || c.eval {
 		return x
 	}
+	if dt := x.DType(); dt == tensor.Float16 || dt == tensor.BFloat16 {
+		return dropoutLow(x, p, gen)
+	}
 	return tensor.Dropout(x, p, true, gen)
 }
 
@@ -225,8 +228,8 @@ func checkInput(op string, g interface{ NumSrcNodes() int }, x *tensor.Tensor, i
 	if x == nil {
 		panicf(ErrShape, op, "features are nil")
 	}
-	if x.DType() != tensor.Float32 || x.Dim() != 2 {
-		panicf(ErrShape, op, "features must be float32 (N, %d), got %s%v", inFeats, x.DType(), x.Shape())
+	if !x.DType().IsFloatingPoint() || x.Dim() != 2 {
+		panicf(ErrShape, op, "features must be float32 (N, %d) (or float16 / bfloat16), got %s%v", inFeats, x.DType(), x.Shape())
 	}
 	if x.Size(1) != inFeats {
 		panicf(ErrShape, op, "features have %d columns (shape %v), the layer takes in_feats = %d", x.Size(1), x.Shape(), inFeats)

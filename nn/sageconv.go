@@ -40,6 +40,11 @@ type SAGEConvOptions struct {
 // (DGL's names): "fc_self.weight" (mean and pool), "fc_neigh.weight",
 // "fc_pool.weight" and "fc_pool.bias" (pool), "bias"; weights are Glorot
 // uniform with gain sqrt(2), fc_pool's bias as torch.nn.Linear, bias zeros.
+//
+// Inside an autocast region (package amp) the products and the
+// aggregation run in float16 or bfloat16 and so does the output: the bias
+// is cast to the activations' dtype, where DGL's SAGEConv under
+// torch.autocast promotes the output to float32.
 type SAGEConv struct {
 	core
 	InFeats, OutFeats int
@@ -137,7 +142,7 @@ func (c *SAGEConv) Forward(g graph.MessageGraph, x *tensor.Tensor) *tensor.Tenso
 		rst = tensor.Add(in.rows(g.NumDstNodes()).linear(c.FcSelf), neigh)
 	}
 	if c.Bias != nil {
-		rst = tensor.Add(rst, c.Bias)
+		rst = addBias(rst, c.Bias) // stays float16 / bfloat16 under autocast
 	}
 	if c.Activation != nil {
 		rst = c.Activation(rst)
