@@ -216,3 +216,63 @@ func TestAutocastAccuracyCora(t *testing.T) {
 		}
 	}
 }
+
+// TestAutocastOtherModels runs a few training steps of GCN and GAT on Cora
+// under each autocast dtype: the loss stays finite and close to float32's
+// and every parameter receives a finite float32 gradient.
+func TestAutocastOtherModels(t *testing.T) {
+	ds := loadCora(t)
+	g := ds.Graph.RemoveSelfLoop().AddSelfLoop()
+	feat, labels := ds.Graph.NData("feat"), ds.Graph.NData("label")
+	models := map[string]func() nn.GraphModel{
+		"GCN": func() nn.GraphModel {
+			return nn.NewGCN(nn.GCNOptions{InFeats: ds.NumFeatures, OutFeats: ds.NumClasses, Dropout: 0.5, Seed: 1})
+		},
+		"GAT": func() nn.GraphModel {
+			return nn.NewGAT(nn.GATOptions{InFeats: ds.NumFeatures, OutFeats: ds.NumClasses, FeatDrop: 0.6, AttnDrop: 0.6, Seed: 1})
+		},
+	}
+	for name, build := range models {
+		var ref float64
+		for _, p := range precisions {
+			m := build()
+			opt := optim.NewAdam(m.Parameters(), optim.AdamOptions{LR: 0.005})
+			scaler := NewGradScaler(GradScalerOptions{Disabled: !p.scaler})
+			var loss float64
+			for step := 0; step < 5; step++ {
+				opt.ZeroGrad()
+				var l *tensor.Tensor
+				fwd := func() { l = nn.MaskedCrossEntropy(m.Forward(g, feat), labels, ds.TrainIdx) }
+				if p.dt == tensor.Float32 {
+					fwd()
+				} else {
+					Autocast(p.dt, fwd)
+				}
+				if l.DType() != tensor.Float32 {
+					t.Fatalf("%s %s: loss is %s", name, p.name, l.DType())
+				}
+				loss = l.Item()
+				scaler.Scale(l).Backward()
+				for _, np := range m.NamedParameters() {
+					gr := np.Param.Grad()
+					if gr == nil || gr.DType() != tensor.Float32 {
+						t.Fatalf("%s %s: parameter %s has gradient %v", name, p.name, np.Name, gr)
+					}
+					for _, v := range gr.Float32s() {
+						if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+							t.Fatalf("%s %s: parameter %s has a non-finite gradient", name, p.name, np.Name)
+						}
+					}
+				}
+				scaler.Step(opt)
+				scaler.Update()
+			}
+			if p.dt == tensor.Float32 {
+				ref = loss
+			} else if math.Abs(loss-ref) > 0.05*ref {
+				t.Errorf("%s %s: loss after 5 steps %.4f, float32 %.4f", name, p.name, loss, ref)
+			}
+			t.Logf("%s %-28s loss after 5 steps %.4f", name, p.name, loss)
+		}
+	}
+}
