@@ -21,20 +21,22 @@ func powerLawAdj(n, avgDeg int, seed uint64) *Adj {
 	return adj
 }
 
-func benchSpMM(b *testing.B, reduce string, backward bool) {
+func benchSpMM(b *testing.B, reduce string, backward bool) { benchSpMMOf(b, Float32, reduce, backward) }
+
+func benchSpMMOf(b *testing.B, dt DType, reduce string, backward bool) {
 	adj := powerLawAdj(100_000, 20, 1)
 	const f = 64
-	u := Rand(NewGenerator(1), -1, 1, adj.NumSrc, f)
+	u := Rand(NewGenerator(1), -1, 1, adj.NumSrc, f).Cast(dt)
 	if backward {
 		u.SetRequiresGrad(true)
 	}
 	adj.Reverse()
-	b.SetBytes(int64(adj.NumEdges()) * f * 4)
+	b.SetBytes(int64(adj.NumEdges()) * f * int64(dt.Size()))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		out := SpMM(adj, u, nil, reduce)
 		if backward {
-			out.BackwardWith(Ones(out.Shape()...))
+			out.BackwardWith(Ones(out.Shape()...).Cast(dt))
 		}
 	}
 	b.ReportMetric(float64(adj.NumEdges())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Medges/s")
@@ -48,9 +50,20 @@ func BenchmarkSpMMMean(b *testing.B)        { benchSpMM(b, "mean", false) }
 func BenchmarkSpMMMax(b *testing.B)         { benchSpMM(b, "max", false) }
 func BenchmarkSpMMSumBackward(b *testing.B) { benchSpMM(b, "sum", true) }
 
-func BenchmarkMatMul(b *testing.B) {
-	x := Rand(NewGenerator(1), -1, 1, 2708, 1433)
-	w := Rand(NewGenerator(2), -1, 1, 1433, 16)
+// BenchmarkSpMMSumBF16 and BenchmarkSpMMSumBF16Backward are the bfloat16
+// versions (rows widened per edge, float32 accumulation).
+func BenchmarkSpMMSumBF16(b *testing.B)         { benchSpMMOf(b, BFloat16, "sum", false) }
+func BenchmarkSpMMSumBF16Backward(b *testing.B) { benchSpMMOf(b, BFloat16, "sum", true) }
+
+func BenchmarkMatMul(b *testing.B) { benchMatMul(b, Float32) }
+
+// BenchmarkMatMulBF16 is the bfloat16 product (row blocks widened, float32
+// BLAS, result rounded).
+func BenchmarkMatMulBF16(b *testing.B) { benchMatMul(b, BFloat16) }
+
+func benchMatMul(b *testing.B, dt DType) {
+	x := Rand(NewGenerator(1), -1, 1, 2708, 1433).Cast(dt)
+	w := Rand(NewGenerator(2), -1, 1, 1433, 16).Cast(dt)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		MatMul(x, w)
