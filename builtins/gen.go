@@ -8,6 +8,7 @@ package builtins
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/tensor
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/graph
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/sampling
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/featstore
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/datasets
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/profile
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/nn
