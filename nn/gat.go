@@ -33,6 +33,10 @@ type GATOptions struct {
 	AllowZeroInDegree bool
 	// Seed seeds the generator of the initial weights and dropout masks.
 	Seed int64
+	// Checkpoint recomputes every layer but the last in the backward pass
+	// instead of keeping its activations (gradient checkpointing, see
+	// Checkpointed): less memory for one extra forward pass of those layers.
+	Checkpoint bool
 }
 
 // GAT is the graph attention network of Veličković et al., "Graph Attention
@@ -45,7 +49,9 @@ type GATOptions struct {
 type GAT struct {
 	core
 	Layers []*GATConv
-	gen    *tensor.Generator
+	// Checkpoint: see GATOptions.Checkpoint.
+	Checkpoint bool
+	gen        *tensor.Generator
 }
 
 // NewGAT builds a GAT model. It panics with ErrOption naming the field on an
@@ -70,7 +76,7 @@ func NewGAT(o GATOptions) *GAT {
 	checkPositive(op, "NumLayers", o.NumLayers)
 	checkPositive(op, "NumHeads", o.NumHeads)
 	checkPositive(op, "NumOutHeads", o.NumOutHeads)
-	m := &GAT{gen: tensor.NewGenerator(o.Seed)}
+	m := &GAT{Checkpoint: o.Checkpoint, gen: tensor.NewGenerator(o.Seed)}
 	in := o.InFeats
 	for l := 0; l < o.NumLayers; l++ {
 		co := GATConvOptions{InFeats: in, OutFeats: o.HiddenFeats, NumHeads: o.NumHeads,
@@ -103,7 +109,7 @@ func (m *GAT) ForwardGraphs(gs []graph.MessageGraph, x *tensor.Tensor) *tensor.T
 	checkLayers("GAT.ForwardGraphs", len(gs), len(m.Layers))
 	h := x
 	for l, layer := range m.Layers {
-		h = layer.Forward(gs[l], h)
+		h = checkpointed(m.Checkpoint && l < len(m.Layers)-1, func(h *tensor.Tensor) *tensor.Tensor { return layer.Forward(gs[l], h) }, h)
 	}
 	return h
 }

@@ -28,6 +28,10 @@ type GCNOptions struct {
 	AllowZeroInDegree bool
 	// Seed seeds the generator of the initial weights and dropout masks.
 	Seed int64
+	// Checkpoint recomputes every layer but the last in the backward pass
+	// instead of keeping its activations (gradient checkpointing, see
+	// Checkpointed): less memory for one extra forward pass of those layers.
+	Checkpoint bool
 }
 
 // GCN is the graph convolutional network of Kipf & Welling, "Semi-Supervised
@@ -44,6 +48,8 @@ type GCN struct {
 	// applies is its FeatDrop (Layers[0].FeatDrop is InputDropout, the
 	// others Dropout), which can be changed between epochs.
 	Dropout, InputDropout float32
+	// Checkpoint: see GCNOptions.Checkpoint.
+	Checkpoint bool
 }
 
 // NewGCN builds a GCN model. It panics with ErrOption naming the field on an
@@ -62,7 +68,7 @@ func NewGCN(o GCNOptions) *GCN {
 	checkPositive(op, "NumLayers", o.NumLayers)
 	checkDrop(op, "Dropout", o.Dropout)
 	checkDrop(op, "InputDropout", o.InputDropout)
-	m := &GCN{Dropout: o.Dropout, InputDropout: o.InputDropout}
+	m := &GCN{Dropout: o.Dropout, InputDropout: o.InputDropout, Checkpoint: o.Checkpoint}
 	gen := tensor.NewGenerator(o.Seed)
 	for l := 0; l < o.NumLayers; l++ {
 		in, out := o.HiddenFeats, o.HiddenFeats
@@ -103,7 +109,8 @@ func (m *GCN) ForwardGraphs(gs []graph.MessageGraph, x *tensor.Tensor) *tensor.T
 	checkLayers("GCN.ForwardGraphs", len(gs), len(m.Layers))
 	h := x
 	for l, layer := range m.Layers {
-		h = layer.Forward(gs[l], h) // each layer drops its input (FeatDrop)
+		// Each layer drops its input (FeatDrop).
+		h = checkpointed(m.Checkpoint && l < len(m.Layers)-1, func(h *tensor.Tensor) *tensor.Tensor { return layer.Forward(gs[l], h) }, h)
 	}
 	return h
 }

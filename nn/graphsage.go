@@ -55,6 +55,11 @@ type SAGEOptions struct {
 	InputDropout float32
 	// Seed seeds the generator of the initial weights and dropout masks.
 	Seed int64
+	// Checkpoint recomputes every layer but the last, with its ReLU and
+	// dropout, in the backward pass instead of keeping its activations
+	// (gradient checkpointing, see Checkpointed): less memory for one extra
+	// forward pass of those layers.
+	Checkpoint bool
 }
 
 // GraphSAGE is a stack of SAGEConv layers with ReLU and dropout between
@@ -66,7 +71,9 @@ type GraphSAGE struct {
 	core
 	Layers  []*SAGEConv
 	Dropout float32
-	gen     *tensor.Generator
+	// Checkpoint: see SAGEOptions.Checkpoint.
+	Checkpoint bool
+	gen        *tensor.Generator
 }
 
 // NewGraphSAGE builds a GraphSAGE model. It panics with ErrOption naming the
@@ -85,7 +92,7 @@ func NewGraphSAGE(o SAGEOptions) *GraphSAGE {
 	checkPositive(op, "NumLayers", o.NumLayers)
 	checkDrop(op, "Dropout", o.Dropout)
 	checkDrop(op, "InputDropout", o.InputDropout)
-	m := &GraphSAGE{Dropout: o.Dropout, gen: tensor.NewGenerator(o.Seed)}
+	m := &GraphSAGE{Dropout: o.Dropout, Checkpoint: o.Checkpoint, gen: tensor.NewGenerator(o.Seed)}
 	for l := 0; l < o.NumLayers; l++ {
 		in, out := o.HiddenFeats, o.HiddenFeats
 		if l == 0 {
@@ -124,10 +131,14 @@ func (m *GraphSAGE) ForwardGraphs(gs []graph.MessageGraph, x *tensor.Tensor) *te
 	checkLayers("GraphSAGE.ForwardGraphs", len(gs), len(m.Layers))
 	h := x
 	for l, layer := range m.Layers {
-		h = layer.Forward(gs[l], h)
-		if l != len(m.Layers)-1 {
-			h = m.dropout(tensor.ReLU(h), m.Dropout, m.gen)
-		}
+		last := l == len(m.Layers)-1
+		h = checkpointed(m.Checkpoint && !last, func(h *tensor.Tensor) *tensor.Tensor {
+			h = layer.Forward(gs[l], h)
+			if !last {
+				h = m.dropout(tensor.ReLU(h), m.Dropout, m.gen)
+			}
+			return h
+		}, h)
 	}
 	return h
 }
