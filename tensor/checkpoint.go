@@ -40,11 +40,12 @@ var ErrCheckpoint = errors.New("checkpoint recomputation differs from the forwar
 // the last segment before the loss saves nothing, since its recomputation
 // starts at once.
 //
-// Outputs: every float32 output requires grad when grad recording is on at
-// the call (f runs without recording, so Checkpoint cannot tell which
-// outputs depend on a parameter); an output whose recomputed value does not
-// require grad receives no gradient, and when none does, Backward through
-// Checkpoint only costs the recomputation. Outputs of other dtypes, and nil
+// Outputs: every floating-point output (float32, float16, bfloat16)
+// requires grad when grad recording is on at the call (f runs without
+// recording, so Checkpoint cannot tell which outputs depend on a
+// parameter); an output whose recomputed value does not require grad
+// passes no gradient on, and when none does, Backward through Checkpoint
+// only costs the recomputation. Outputs of other dtypes, and nil
 // outputs, are returned as they are. When grad recording is off at the call
 // (NoGrad, evaluation), Checkpoint simply returns f(inputs).
 //
@@ -85,7 +86,7 @@ func Checkpoint(f func(inputs []*Tensor) []*Tensor, inputs ...*Tensor) []*Tensor
 	c.draws = tape.draws
 
 	// One node (on the token) holds the inputs and recomputes f; each
-	// float32 output's node stores its gradient and passes an empty
+	// floating-point output's node stores its gradient and passes an empty
 	// gradient on to the token, which Backward processes after every output
 	// that leads to it (topological order).
 	token := &Tensor{shape: []int{1}, dtype: Float32, st: &storage{device: "cpu"}, n: 1, requiresGrad: true}
@@ -99,7 +100,7 @@ func Checkpoint(f func(inputs []*Tensor) []*Tensor, inputs ...*Tensor) []*Tensor
 			continue
 		}
 		c.shapes[i], c.dtypes[i] = o.Shape(), o.dtype
-		if o.dtype != Float32 {
+		if o.dtype != Float32 && o.dtype != Float16 && o.dtype != BFloat16 {
 			res[i] = o
 			continue
 		}
@@ -172,7 +173,15 @@ func (c *checkpointed) backward() []*Tensor {
 		// A one-element root whose node hands each output its gradient:
 		// one Backward over the recomputed graph for all outputs.
 		root := &Tensor{shape: []int{1}, dtype: Float32, st: &storage{device: "cpu"}, n: 1, requiresGrad: true}
-		root.node = &node{op: "Checkpoint.outputs", inputs: roots, backward: func(*Tensor) []*Tensor { return rootGrads }}
+		// The gradients are handed over, not kept: each is released as
+		// soon as Backward has consumed it.
+		grads = nil
+		root.node = &node{op: "Checkpoint.outputs", inputs: roots, backward: func(*Tensor) []*Tensor {
+			g := rootGrads
+			rootGrads = nil
+			return g
+		}}
+		roots = nil
 		root.BackwardWith(Ones(1))
 	}
 	out := make([]*Tensor, len(c.inputs))
