@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"reflect"
 	"sync/atomic"
 	"testing"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/gnnrepl/gnnrepl/optim"
 	"github.com/gnnrepl/gnnrepl/sampling"
 	"github.com/gnnrepl/gnnrepl/tensor"
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
 )
 
 // maxRelDiff returns max |a-b| / max(1, |b|) over two same-shaped tensors,
@@ -186,4 +189,91 @@ func TestCheckpointEvalNoGrad(t *testing.T) {
 		t.Errorf("eval logits differ by %g (requires grad %v)", d, out[1].RequiresGrad())
 	}
 	var _ graph.MessageGraph = g
+}
+
+// TestCheckpointInterpreted calls tensor.Checkpoint with an interpreted
+// closure (dropout inside, a captured weight) and wraps a layer with
+// nn.Checkpoint from the yaegi interpreter, as a session user would, and
+// compares the gradients with the plain run.
+func TestCheckpointInterpreted(t *testing.T) {
+	i := interp.New(interp.Options{})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	if err := i.Use(interp.Exports{
+		"github.com/gnnrepl/gnnrepl/graph/graph": {
+			"New": reflect.ValueOf(graph.New),
+		},
+		"github.com/gnnrepl/gnnrepl/tensor/tensor": {
+			"Tensor":       reflect.ValueOf((*tensor.Tensor)(nil)),
+			"Checkpoint":   reflect.ValueOf(tensor.Checkpoint),
+			"Rand":         reflect.ValueOf(tensor.Rand),
+			"MatMul":       reflect.ValueOf(tensor.MatMul),
+			"Tanh":         reflect.ValueOf(tensor.Tanh),
+			"Sum":          reflect.ValueOf(tensor.Sum),
+			"Dropout":      reflect.ValueOf(tensor.Dropout),
+			"NewGenerator": reflect.ValueOf(tensor.NewGenerator),
+		},
+		"github.com/gnnrepl/gnnrepl/nn/nn": {
+			"Checkpoint":      reflect.ValueOf(Checkpoint),
+			"SAGEConvOptions": reflect.ValueOf((*SAGEConvOptions)(nil)),
+			"NewSAGEConv":     reflect.ValueOf(NewSAGEConv),
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	src := `
+import (
+	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/nn"
+	"github.com/gnnrepl/gnnrepl/tensor"
+)
+
+func grads(ckpt bool) []float32 {
+	gen := tensor.NewGenerator(1)
+	w := tensor.Rand(gen, -1, 1, 4, 3).SetRequiresGrad(true)
+	x := tensor.Rand(gen, -1, 1, 5, 4).SetRequiresGrad(true)
+	f := func(in []*tensor.Tensor) []*tensor.Tensor {
+		return []*tensor.Tensor{tensor.Dropout(tensor.Tanh(tensor.MatMul(in[0], w)), 0.5, true, gen)}
+	}
+	var h *tensor.Tensor
+	if ckpt {
+		h = tensor.Checkpoint(f, x)[0]
+	} else {
+		h = f([]*tensor.Tensor{x})[0]
+	}
+	g, _ := graph.New(5, []int64{0, 1, 2, 3, 4}, []int64{1, 2, 3, 4, 0})
+	conv := nn.NewSAGEConv(nn.SAGEConvOptions{InFeats: 3, OutFeats: 2, FeatDrop: 0.5, Gen: tensor.NewGenerator(2)})
+	var y *tensor.Tensor
+	if ckpt {
+		y = nn.Checkpoint(conv).Forward(g, h)
+	} else {
+		y = conv.Forward(g, h)
+	}
+	tensor.Sum(y).Backward()
+	out := append([]float32{}, x.Grad().Float32s()...)
+	out = append(out, w.Grad().Float32s()...)
+	return append(out, conv.FcNeigh.Weight.Grad().Float32s()...)
+}
+`
+	if _, err := i.Eval(src); err != nil {
+		t.Fatal(err)
+	}
+	v, err := i.Eval("grads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grads, ok := v.Interface().(func(bool) []float32)
+	if !ok {
+		t.Fatalf("grads is %T", v.Interface())
+	}
+	got := [][]float32{grads(false), grads(true)}
+	if len(got[0]) != 5*4+4*3+3*2 {
+		t.Fatalf("%d gradient values", len(got[0]))
+	}
+	for k := range got[0] {
+		if got[0][k] != got[1][k] {
+			t.Fatalf("gradient %d: plain %v, checkpointed %v", k, got[0][k], got[1][k])
+		}
+	}
 }
