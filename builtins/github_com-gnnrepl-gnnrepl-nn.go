@@ -13,6 +13,7 @@ func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/nn/nn"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"CheckZeroInDegree":    reflect.ValueOf(nn.CheckZeroInDegree),
+		"Checkpoint":           reflect.ValueOf(nn.Checkpoint),
 		"ClipGradNorm":         reflect.ValueOf(nn.ClipGradNorm),
 		"ELU":                  reflect.ValueOf(nn.ELU),
 		"ErrOption":            reflect.ValueOf(&nn.ErrOption).Elem(),
@@ -42,6 +43,7 @@ func init() {
 
 		// type definitions
 		"BlockModel":       reflect.ValueOf((*nn.BlockModel)(nil)),
+		"Checkpointed":     reflect.ValueOf((*nn.Checkpointed)(nil)),
 		"Error":            reflect.ValueOf((*nn.Error)(nil)),
 		"GAT":              reflect.ValueOf((*nn.GAT)(nil)),
 		"GATConv":          reflect.ValueOf((*nn.GATConv)(nil)),
