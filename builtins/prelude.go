@@ -23,6 +23,7 @@ const PreludeImports = `import (
 	"os"
 	"time"
 
+	"github.com/gnnrepl/gnnrepl/amp"
 	"github.com/gnnrepl/gnnrepl/builtins/display"
 	"github.com/gnnrepl/gnnrepl/datasets"
 	"github.com/gnnrepl/gnnrepl/graph"
