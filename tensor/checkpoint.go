@@ -89,7 +89,8 @@ func Checkpoint(f func(inputs []*Tensor) []*Tensor, inputs ...*Tensor) []*Tensor
 	// floating-point output's node stores its gradient and passes an empty
 	// gradient on to the token, which Backward processes after every output
 	// that leads to it (topological order).
-	token := &Tensor{shape: []int{1}, dtype: Float32, st: &storage{device: "cpu"}, n: 1, requiresGrad: true}
+	token := Zeros(1)
+	token.requiresGrad = true
 	token.node = &node{op: "Checkpoint", inputs: inputs, backward: func(*Tensor) []*Tensor { return c.backward() }}
 	c.grads = make([]*Tensor, len(outs))
 	c.shapes = make([][]int, len(outs))
@@ -172,7 +173,8 @@ func (c *checkpointed) backward() []*Tensor {
 	if len(roots) > 0 {
 		// A one-element root whose node hands each output its gradient:
 		// one Backward over the recomputed graph for all outputs.
-		root := &Tensor{shape: []int{1}, dtype: Float32, st: &storage{device: "cpu"}, n: 1, requiresGrad: true}
+		root := Zeros(1)
+		root.requiresGrad = true
 		// The gradients are handed over, not kept: each is released as
 		// soon as Backward has consumed it.
 		grads = nil
