@@ -4,10 +4,12 @@ package tensor
 // are widened to float32, multiplied by the float32 BLAS (float32
 // accumulation) and rounded once into the low-precision result. The
 // weight-sized operand is widened whole; the row blocks keep the float32
-// scratch at about 1 MiB whatever the number of rows.
+// scratch at 64 KiB per operand (at least 32 rows) whatever the number of
+// rows, so the transient float32 copies do not rival the activations that
+// autocast halves.
 
 // lowRowBlock returns the rows per block for rows of width w.
-func lowRowBlock(w int) int { return max(1, (1<<18)/max(w, 1)) }
+func lowRowBlock(w int) int { return max(32, (1<<14)/max(w, 1)) }
 
 // widen writes src (dtype dt) as float32 into dst, in parallel.
 func widen(dt DType, src []uint16, dst []float32) {
