@@ -1,6 +1,9 @@
 package tensor
 
-import "math"
+import (
+	"math"
+	"runtime"
+)
 
 // SpMM and SDDMM for float16 and bfloat16 operands of one dtype. Each
 // destination (or source, in the backward pass) accumulates its row in a
@@ -24,9 +27,11 @@ func spmmLow(adj *Adj, u, e *Tensor, reduce string, f, h int) *Tensor {
 		lowToF32(dt, ud[s*int64(f):(s+1)*int64(f)], buf)
 		return buf
 	}
-	var arg []int64 // max: edge position chosen for (d, j), -1 for none
+	var arg []int64  // max: edge position chosen for (d, j), -1 for none
+	var argT *Tensor // arg's storage, a tensor so that its bytes are counted
 	if reduce == "max" {
-		arg = make([]int64, adj.NumDst*f)
+		argT = New(Int64, adj.NumDst*f)
+		arg = argT.Int64s()
 	}
 	parallelEdges(adj.Indptr, adj.NumDst, f, func(lo, hi int) {
 		acc, src := make([]float32, f), make([]float32, f)
@@ -75,6 +80,7 @@ func spmmLow(adj *Adj, u, e *Tensor, reduce string, f, h int) *Tensor {
 		}
 	})
 	return record(out, "SpMM", []*Tensor{u, e}, func(g *Tensor) []*Tensor {
+		runtime.KeepAlive(argT) // arg is counted until the backward pass is released
 		var gu, ge *Tensor
 		gd := g.Uint16s()
 		grow := func(d int64, buf []float32) []float32 {

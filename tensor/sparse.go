@@ -180,9 +180,11 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 	w := f / h
 	out := Zeros(adj.NumDst, f)
 	od, ud := out.Float32s(), u.Float32s()
-	var arg []int64 // max: edge position chosen for (d, j), -1 for none
+	var arg []int64  // max: edge position chosen for (d, j), -1 for none
+	var argT *Tensor // arg's storage, a tensor so that its bytes are counted
 	if reduce == "max" {
-		arg = make([]int64, adj.NumDst*f)
+		argT = New(Int64, adj.NumDst*f)
+		arg = argT.Int64s()
 	}
 	parallelEdges(adj.Indptr, adj.NumDst, f, func(lo, hi int) {
 		for d := lo; d < hi; d++ {
@@ -212,6 +214,7 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 	})
 	inputs := []*Tensor{u, e}
 	return record(out, "SpMM", inputs, func(g *Tensor) []*Tensor {
+		runtime.KeepAlive(argT) // arg is counted until the backward pass is released
 		gd := g.Float32s()
 		var gu, ge *Tensor
 		if reduce == "max" {
