@@ -14,6 +14,7 @@ package builtins
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/nn
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/optim
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/amp
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/memplan
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/gnnrepl/gnnrepl/builtins/display
 
 // The doc table must come after the symbol tables.
