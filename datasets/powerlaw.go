@@ -69,7 +69,8 @@ func ProductsLike(scale float64, seed uint64) PowerLawOptions {
 // CSC positions), ndata "feat" (N, F) float32, "label" (N) int64 and
 // "train_mask" / "val_mask" / "test_mask" (N) bool. Memory: about 16 bytes
 // per edge (CSC indices and the COO destinations) plus 4*F+20 bytes per
-// node; products scale takes about 2 GB and 10–20 s on two cores.
+// node; products scale (ProductsLike(1, seed)) peaks at 2.0 GiB resident and
+// takes 20–45 s on two shared cores (BenchmarkPowerLawProducts).
 //
 // It returns an error wrapping ErrArgument naming the first invalid option.
 func PowerLaw(o PowerLawOptions) (*Dataset, error) {
