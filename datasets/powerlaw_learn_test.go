@@ -51,3 +51,30 @@ func TestPowerLawLearnable(t *testing.T) {
 		t.Errorf("GraphSAGE test accuracy %.4f (linear %.4f): the synthetic graph is not learnable", acc, linAcc)
 	}
 }
+
+// TestRMATLearnable is TestPowerLawLearnable on the R-MAT generator at
+// scale 12 (4,096 nodes, 65,536 edges, Graph500's parameters).
+func TestRMATLearnable(t *testing.T) {
+	d, err := datasets.RMAT(datasets.Graph500Like(12, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := d.Graph
+	feat, labels := g.NData("feat"), g.NData("label")
+	m := nn.NewGraphSAGE(nn.SAGEOptions{InFeats: d.NumFeatures, HiddenFeats: 64, OutFeats: d.NumClasses,
+		Dropout: 0.5, Seed: 1})
+	opt := optim.NewAdam(m.Parameters(), optim.AdamOptions{LR: 0.01})
+	for epoch := 0; epoch < 40; epoch++ {
+		m.Train()
+		opt.ZeroGrad()
+		nn.MaskedCrossEntropy(m.Forward(g, feat), labels, d.TrainIdx).Backward()
+		opt.Step()
+	}
+	m.Eval()
+	var acc float64
+	tensor.NoGrad(func() { acc = nn.MaskedAccuracy(m.Forward(g, feat), labels, d.TestIdx) })
+	t.Logf("RMAT Graph500Like(12), %d test nodes: GraphSAGE test accuracy %.4f, chance %.4f", d.TestIdx.Numel(), acc, 1.0/47)
+	if acc < 0.5 {
+		t.Errorf("GraphSAGE test accuracy %.4f: the R-MAT graph is not learnable", acc)
+	}
+}
