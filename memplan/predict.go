@@ -38,7 +38,8 @@ func predict(c Config, batches [][]BlockSize) Plan {
 	s := &sim{layer: -1}
 	N, E, F := int64(c.NumNodes), int64(c.NumEdges), int64(c.NumFeatures)
 
-	// The dataset: structure (Go slices) and node data (tensors).
+	// The dataset: structure (Go slices: edge lists and the in-edge
+	// adjacency the layers and the sampler read) and node data (tensors).
 	s.begin("dataset")
 	s.alloc(catGraph, graphBytes(&c), false)
 	s.alloc(catFeatures, featureStoreBytes(&c), true)
@@ -56,8 +57,8 @@ func predict(c Config, batches [][]BlockSize) Plan {
 	}
 
 	if !c.Sampling {
-		s.begin("graph adjacency (CSC) and its reverse")
-		s.alloc(catGraph, adjBytes(N, E)*2, false) // g.Adj() and Adj.Reverse, both built by the first step and cached
+		s.begin("graph adjacency's reverse")
+		s.alloc(catGraph, adjBytes(N, E), false) // Adj.Reverse, built by the first backward and cached
 		if c.Model == "gcn" {
 			s.begin("graph out-adjacency (CSR)")
 			s.alloc(catGraph, adjBytes(N, E), false)
@@ -75,8 +76,6 @@ func predict(c Config, batches [][]BlockSize) Plan {
 	} else {
 		s.begin("DataLoader seeds")
 		s.alloc(catWorkspace, int64(c.NumTrain)*8, true)
-		s.begin("graph adjacency (CSC)")
-		s.alloc(catGraph, adjBytes(N, E), false)
 		if len(batches) == 1 { // a second step reaches the steady state
 			batches = append(batches, batches[0])
 		}
@@ -167,15 +166,23 @@ func (s *sim) optimizerState(c *Config, paramBytes int64) {
 // indices, eids: int64).
 func adjBytes(n, e int64) int64 { return (n + 1 + 2*e) * 8 }
 
-// graphBytes is the graph's edge lists: the COO source and destination ids
-// (graph.New keeps both; a graph built from a CSC, as datasets.PowerLaw's,
-// keeps only the destinations beside its CSC, which adjBytes counts).
+// graphBytes is the graph's structure: its edge lists and its in-edge
+// adjacency (CSC). graph.New keeps the COO source and destination ids and
+// builds a CSC with edge ids; a graph built from a CSC whose positions are
+// the edge ids, as datasets.PowerLaw's, shares the CSC's indices as its
+// sources and keeps only the destinations. Without a Dataset the graph is
+// assumed built by graph.New.
 func graphBytes(c *Config) int64 {
-	e := int64(c.NumEdges)
-	if d := c.Dataset; d != nil && d.Graph.Adj().EIDs == nil {
-		return e * 8
+	n, e := int64(c.NumNodes), int64(c.NumEdges)
+	if d := c.Dataset; d != nil {
+		a := d.Graph.Adj()
+		csc := int64(len(a.Indptr)+len(a.Indices)+len(a.EIDs)) * 8
+		if a.EIDs == nil {
+			return csc + e*8
+		}
+		return csc + 2*e*8
 	}
-	return 2 * e * 8
+	return adjBytes(n, e) + 2*e*8
 }
 
 // featureStoreBytes is the size of the stored node features.
