@@ -30,6 +30,7 @@ func init() {
 		"FacebookPagePage":     reflect.ValueOf(datasets.FacebookPagePage),
 		"FacebookTargetFile":   reflect.ValueOf(constant.MakeFromLiteral("\"facebook_target.csv\"", token.STRING, 0)),
 		"GNNBenchmarkNPZ":      reflect.ValueOf(datasets.GNNBenchmarkNPZ),
+		"Graph500Like":         reflect.ValueOf(datasets.Graph500Like),
 		"HTTPClient":           reflect.ValueOf(&datasets.HTTPClient).Elem(),
 		"LoadOGBNodeProp":      reflect.ValueOf(datasets.LoadOGBNodeProp),
 		"LoadOrSynthetic":      reflect.ValueOf(datasets.LoadOrSynthetic),
@@ -46,6 +47,7 @@ func init() {
 		"PowerLaw":             reflect.ValueOf(datasets.PowerLaw),
 		"Preload":              reflect.ValueOf(datasets.Preload),
 		"ProductsLike":         reflect.ValueOf(datasets.ProductsLike),
+		"RMAT":                 reflect.ValueOf(datasets.RMAT),
 		"RandomSplitIdx":       reflect.ValueOf(datasets.RandomSplitIdx),
 		"ReadFacebookPagePage": reflect.ValueOf(datasets.ReadFacebookPagePage),
 		"ReadNPZ":              reflect.ValueOf(datasets.ReadNPZ),
@@ -63,6 +65,7 @@ func init() {
 		"OGBOptions":       reflect.ValueOf((*datasets.OGBOptions)(nil)),
 		"PlanetoidRaw":     reflect.ValueOf((*datasets.PlanetoidRaw)(nil)),
 		"PowerLawOptions":  reflect.ValueOf((*datasets.PowerLawOptions)(nil)),
+		"RMATOptions":      reflect.ValueOf((*datasets.RMATOptions)(nil)),
 		"SNAPEdgeList":     reflect.ValueOf((*datasets.SNAPEdgeList)(nil)),
 		"SyntheticOptions": reflect.ValueOf((*datasets.SyntheticOptions)(nil)),
 	}
