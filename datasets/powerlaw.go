@@ -2,10 +2,10 @@ package datasets
 
 import (
 	"fmt"
+	"github.com/gnnrepl/gnnrepl/internal/workers"
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -218,18 +218,16 @@ func (s *nodeRand) seed(seed uint64, v int) { s.pcg.Seed(seed, uint64(v)*0x9e377
 // forNodes runs body over contiguous ranges of [0, n) on GOMAXPROCS
 // goroutines, each with its own nodeRand.
 func forNodes(n int, body func(lo, hi int, st *nodeRand)) {
-	workers := max(1, min(runtime.GOMAXPROCS(0), n/1024))
-	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / workers
+	nw := max(1, min(runtime.GOMAXPROCS(0), n/1024))
+	var wg workers.Group
+	chunk := (n + nw - 1) / nw
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			st := &nodeRand{}
 			st.Rand = rand.New(&st.pcg)
 			body(lo, hi, st)
-		}()
+		})
 	}
 	wg.Wait()
 }

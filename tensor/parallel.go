@@ -1,41 +1,15 @@
 package tensor
 
 import (
-	"runtime"
-	"sync"
+	"github.com/gnnrepl/gnnrepl/internal/workers"
 )
 
 // parallelFor splits [0, n) into contiguous chunks of at least grain items
-// and runs body on them concurrently, one chunk per worker.
+// and runs body on them concurrently, one chunk per worker. A panic in a
+// worker is re-raised on the caller (internal/workers), where the session
+// recovers it.
 func parallelFor(n, grain int, body func(lo, hi int)) {
-	if n <= 0 {
-		return
-	}
-	workers := runtime.GOMAXPROCS(0)
-	if grain < 1 {
-		grain = 1
-	}
-	if max := (n + grain - 1) / grain; workers > max {
-		workers = max
-	}
-	if workers <= 1 {
-		body(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += chunk {
-		hi := lo + chunk
-		if hi > n {
-			hi = n
-		}
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			body(lo, hi)
-		}(lo, hi)
-	}
-	wg.Wait()
+	workers.For(n, grain, body)
 }
 
 // axpy does y += a*x.

@@ -1,9 +1,9 @@
 package tensor
 
 import (
+	"github.com/gnnrepl/gnnrepl/internal/workers"
 	"runtime"
 	"sort"
-	"sync"
 	"sync/atomic"
 )
 
@@ -33,12 +33,12 @@ func parallelEdges(indptr []int64, n, width int, body func(lo, hi int)) {
 	}
 	e := indptr[n] - indptr[0]
 	work := e*int64(max(width, 1)) + int64(n)
-	workers := runtime.GOMAXPROCS(0)
-	if workers <= 1 || work < minEdgeWork {
+	nw := runtime.GOMAXPROCS(0)
+	if nw <= 1 || work < minEdgeWork {
 		body(0, n)
 		return
 	}
-	parts := int(min(int64(4*workers), work/(minEdgeWork/4)))
+	parts := int(min(int64(4*nw), work/(minEdgeWork/4)))
 	if parts <= 1 {
 		body(0, n)
 		return
@@ -54,7 +54,7 @@ func parallelEdges(indptr []int64, n, width int, body func(lo, hi int)) {
 	}
 	bounds[parts] = n
 	var next atomic.Int32
-	var wg sync.WaitGroup
+	var wg workers.Group
 	run := func() {
 		for {
 			k := int(next.Add(1)) - 1
@@ -66,14 +66,10 @@ func parallelEdges(indptr []int64, n, width int, body func(lo, hi int)) {
 			}
 		}
 	}
-	for w := 1; w < min(workers, parts); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run()
-		}()
+	for w := 1; w < min(nw, parts); w++ {
+		wg.Go(run)
 	}
-	run()
+	wg.Run(run)
 	wg.Wait()
 }
 
@@ -91,26 +87,24 @@ func indexAddFast(n int, ids []int64, src *Tensor) *Tensor {
 	f := rowSize(src)
 	out := Zeros(append([]int{n}, src.shape[1:]...)...)
 	od, sd := out.Float32s(), src.Float32s()
-	workers := runtime.GOMAXPROCS(0)
-	if workers <= 1 || len(ids)*f < 4*minEdgeWork || n < 2*workers {
+	nw := runtime.GOMAXPROCS(0)
+	if nw <= 1 || len(ids)*f < 4*minEdgeWork || n < 2*nw {
 		for i, v := range ids {
 			addTo(sd[i*f:(i+1)*f], od[int(v)*f:int(v+1)*f])
 		}
 		return out
 	}
-	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / workers
+	var wg workers.Group
+	chunk := (n + nw - 1) / nw
 	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func(lo, hi int64) {
-			defer wg.Done()
+		lo64, hi64 := int64(lo), int64(min(lo+chunk, n))
+		wg.Go(func() {
 			for i, v := range ids {
-				if v >= lo && v < hi {
+				if v >= lo64 && v < hi64 {
 					addTo(sd[i*f:(i+1)*f], od[v*int64(f):(v+1)*int64(f)])
 				}
 			}
-		}(int64(lo), int64(hi))
+		})
 	}
 	wg.Wait()
 	return out
