@@ -313,9 +313,7 @@ func (d *cudaDevice) gemm(op string, tA, tB bool, m, n, k int, a, b, c kernels.D
 
 func cudaMatMul(a, b *Tensor) *Tensor {
 	checkFloat("MatMul", a, b)
-	if a.Dim() != 2 || b.Dim() != 2 || a.shape[1] != b.shape[0] {
-		panicf(ErrShape, "MatMul", "cannot multiply %v by %v", a.shape, b.shape)
-	}
+	checkMatMulShapes(a, b)
 	m, k, n := a.shape[0], a.shape[1], b.shape[1]
 	d := cudaOf("MatMul", a)
 	out := d.empty("MatMul", Float32, []int{m, n})

@@ -79,9 +79,7 @@ func MatMul(a, b *Tensor) *Tensor {
 	if a.dtype != Float32 || b.dtype != Float32 {
 		checkFloats("MatMul", a, b)
 	}
-	if a.Dim() != 2 || b.Dim() != 2 || a.shape[1] != b.shape[0] {
-		panicf(ErrShape, "MatMul", "cannot multiply %v by %v", a.shape, b.shape)
-	}
+	checkMatMulShapes(a, b)
 	if a.dtype != Float32 {
 		return matmulLow(a, b)
 	}
@@ -100,4 +98,16 @@ func MatMul(a, b *Tensor) *Tensor {
 		}
 		return []*Tensor{ga, gb}
 	})
+}
+
+// checkMatMulShapes panics with ErrShape unless a is (M, K) and b is
+// (K, N), saying which dimension is wrong.
+func checkMatMulShapes(a, b *Tensor) {
+	switch {
+	case a.Dim() != 2 || b.Dim() != 2:
+		panicf(ErrShape, "MatMul", "wants two 2-D tensors (M, K) and (K, N), got shapes %v and %v", a.shape, b.shape)
+	case a.shape[1] != b.shape[0]:
+		panicf(ErrShape, "MatMul", "cannot multiply %v by %v: the inner dimensions differ (a has %d columns, b has %d rows)",
+			a.shape, b.shape, a.shape[1], b.shape[0])
+	}
 }
