@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -468,4 +469,27 @@ func TestProgressNegativeTotalPanics(t *testing.T) {
 		}
 	}()
 	NewProgress(-1, "")
+}
+
+func TestBarChart(t *testing.T) {
+	nan := math.NaN()
+	b, err := BarChart("peak memory", "MiB", []string{"full graph", "sampling", "bf16"},
+		[]string{"predicted", "measured"}, [][]float64{{400, 200, 120}, {nan, 201, 119}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := decodePNG(t, b); c.Width < 300 || c.Height < 200 {
+		t.Errorf("chart is %dx%d", c.Width, c.Height)
+	}
+	if _, err := BarChart("empty", "", nil, nil, nil); err != nil {
+		t.Errorf("empty chart: %v", err)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !errors.Is(r.(error), ErrArgument) {
+				t.Errorf("ragged values: recovered %v", r)
+			}
+		}()
+		_, _ = BarChart("bad", "", []string{"a", "b"}, []string{"x"}, [][]float64{{1}})
+	}()
 }
