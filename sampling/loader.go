@@ -45,11 +45,23 @@ type LoaderOptions struct {
 	// NodeFeatStores gathers input features from feature stores (float16,
 	// int8, a hot cache, precomputed SIGN features; package featstore)
 	// instead of node data: for each name, the rows of the input nodes
-	// (blocks[0]'s source nodes), dequantised to (N_in, F) float32, go into
+	// (blocks[0]'s source nodes), dequantised to (N_in, F) float32 (or
+	// StoreGatherDType), go into
 	// blocks[0].SrcData under that name, gathered in the workers as
 	// PrefetchNodeFeats are. Every store must have g.NumNodes() rows, and a
 	// name may not also be in PrefetchNodeFeats.
 	NodeFeatStores map[string]featstore.Store
+	// StoreGatherDType is the dtype NodeFeatStores' rows are gathered in:
+	// tensor.Float32 (the zero value), or tensor.Float16 / tensor.BFloat16,
+	// in which case each (N_in, F) input feature tensor is built in that
+	// dtype directly (featstore.GatherHalf: a bit copy from a store of the
+	// same dtype, each value rounded to nearest, ties to even, from any
+	// other store), with no float32 copy, for training under autocast
+	// (package amp) in that dtype: a bfloat16 store gathered as bfloat16
+	// under amp.Autocast(tensor.BFloat16, ...) keeps the input features at
+	// 2 bytes a value from the store to the first layer's product. Other
+	// dtypes are an error. Node data (PrefetchNodeFeats) keeps its dtype.
+	StoreGatherDType tensor.DType
 	// PrefetchLabels names node data gathered for the output nodes into the
 	// last block's DstData (DGL's prefetch_labels).
 	PrefetchLabels []string
@@ -142,7 +154,8 @@ type batchResult struct {
 // that names the argument: a seed id outside [0, NumNodes) (naming the id),
 // a negative BatchSize, NumWorkers or PrefetchFactor, node or edge data to
 // prefetch that g lacks, a nil feature store or one whose node count is not
-// g's, a name both in NodeFeatStores and PrefetchNodeFeats, and the
+// g's, a name both in NodeFeatStores and PrefetchNodeFeats, a
+// StoreGatherDType other than float32, float16 and bfloat16, and the
 // sampler's own options (a sampler with a Validate(*graph.Graph) error
 // method, such as NeighborSampler, is validated against g, weights
 // included). Errors wrap ErrArgument.
@@ -184,6 +197,11 @@ func NewDataLoader(g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOp
 			return nil, fmt.Errorf("%s: PrefetchNodeFeats: no node data %q (have %v): %w", name, n, g.NDataNames(), ErrArgument)
 		}
 		s.nodeFeats = append(s.nodeFeats, g.NData(n).Detach())
+	}
+	switch opts.StoreGatherDType {
+	case tensor.Float32, tensor.Float16, tensor.BFloat16:
+	default:
+		return nil, fmt.Errorf("%s: StoreGatherDType %v; want float32, float16 or bfloat16: %w", name, opts.StoreGatherDType, ErrArgument)
 	}
 	for n := range opts.NodeFeatStores {
 		s.storeNames = append(s.storeNames, n)
@@ -447,7 +465,7 @@ func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
 		}
 	}
 	for k, st := range s.stores {
-		if err := first.SetSrcData(s.storeNames[k], st.Gather(first.SrcNodeIDs())); err != nil {
+		if err := first.SetSrcData(s.storeNames[k], featstore.GatherHalf(st, first.SrcNodeIDs(), s.opts.StoreGatherDType)); err != nil {
 			return nil, err
 		}
 	}
