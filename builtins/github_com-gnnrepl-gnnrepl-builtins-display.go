@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/builtins/display/display"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"BarChart":          reflect.ValueOf(display.BarChart),
 		"Bundle":            reflect.ValueOf(display.Bundle),
 		"Clear":             reflect.ValueOf(display.Clear),
 		"ClearWait":         reflect.ValueOf(display.ClearWait),

@@ -16,6 +16,8 @@ func init() {
 		"ErrData":          reflect.ValueOf(&featstore.ErrData).Elem(),
 		"ErrIndex":         reflect.ValueOf(&featstore.ErrIndex).Elem(),
 		"ErrShape":         reflect.ValueOf(&featstore.ErrShape).Elem(),
+		"GatherHalf":       reflect.ValueOf(featstore.GatherHalf),
+		"GatherHalfTensor": reflect.ValueOf(featstore.GatherHalfTensor),
 		"GatherTensor":     reflect.ValueOf(featstore.GatherTensor),
 		"HotNodes":         reflect.ValueOf(featstore.HotNodes),
 		"New":              reflect.ValueOf(featstore.New),
@@ -36,6 +38,7 @@ func init() {
 		"Error":            reflect.ValueOf((*featstore.Error)(nil)),
 		"Float16":          reflect.ValueOf((*featstore.Float16)(nil)),
 		"Float32":          reflect.ValueOf((*featstore.Float32)(nil)),
+		"HalfGatherer":     reflect.ValueOf((*featstore.HalfGatherer)(nil)),
 		"HotCache":         reflect.ValueOf((*featstore.HotCache)(nil)),
 		"HotCacheOptions":  reflect.ValueOf((*featstore.HotCacheOptions)(nil)),
 		"Int8":             reflect.ValueOf((*featstore.Int8)(nil)),
@@ -43,8 +46,19 @@ func init() {
 		"Store":            reflect.ValueOf((*featstore.Store)(nil)),
 
 		// interface wrapper definitions
-		"_Store": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_featstore_Store)(nil)),
+		"_HalfGatherer": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_featstore_HalfGatherer)(nil)),
+		"_Store":        reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_featstore_Store)(nil)),
 	}
+}
+
+// _github_com_gnnrepl_gnnrepl_featstore_HalfGatherer is an interface wrapper for HalfGatherer type
+type _github_com_gnnrepl_gnnrepl_featstore_HalfGatherer struct {
+	IValue          interface{}
+	WGatherHalfInto func(dst []uint16, stride int, ids []int64, dt tensor.DType)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_featstore_HalfGatherer) GatherHalfInto(dst []uint16, stride int, ids []int64, dt tensor.DType) {
+	W.WGatherHalfInto(dst, stride, ids, dt)
 }
 
 // _github_com_gnnrepl_gnnrepl_featstore_Store is an interface wrapper for Store type

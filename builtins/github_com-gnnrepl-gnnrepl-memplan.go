@@ -10,6 +10,7 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/memplan/memplan"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Compare":   reflect.ValueOf(memplan.Compare),
 		"ErrConfig": reflect.ValueOf(&memplan.ErrConfig).Elem(),
 		"ErrNoFit":  reflect.ValueOf(&memplan.ErrNoFit).Elem(),
 		"Measure":   reflect.ValueOf(memplan.Measure),
@@ -17,9 +18,13 @@ func init() {
 		"Suggest":   reflect.ValueOf(memplan.Suggest),
 
 		// type definitions
-		"BlockSize":   reflect.ValueOf((*memplan.BlockSize)(nil)),
-		"Config":      reflect.ValueOf((*memplan.Config)(nil)),
-		"Measurement": reflect.ValueOf((*memplan.Measurement)(nil)),
-		"Plan":        reflect.ValueOf((*memplan.Plan)(nil)),
+		"BlockSize":      reflect.ValueOf((*memplan.BlockSize)(nil)),
+		"Case":           reflect.ValueOf((*memplan.Case)(nil)),
+		"CompareOptions": reflect.ValueOf((*memplan.CompareOptions)(nil)),
+		"Comparison":     reflect.ValueOf((*memplan.Comparison)(nil)),
+		"Config":         reflect.ValueOf((*memplan.Config)(nil)),
+		"Measurement":    reflect.ValueOf((*memplan.Measurement)(nil)),
+		"Plan":           reflect.ValueOf((*memplan.Plan)(nil)),
+		"Row":            reflect.ValueOf((*memplan.Row)(nil)),
 	}
 }
