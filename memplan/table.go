@@ -58,7 +58,8 @@ type Row struct {
 	// resident data plus the largest step's transient tensors.
 	Peak int64
 	// Resident is the tensor bytes held before the first step: the dataset's
-	// tensors the configuration keeps and the model's parameters. Peak -
+	// tensors the configuration keeps (the feature store's instead of
+	// "feat" when features are compressed) and the model's parameters. Peak -
 	// Resident is what training adds on top (gradients, activations,
 	// the batch, workspace).
 	Resident int64
@@ -138,6 +139,9 @@ func timeEpoch(row *Row, n Config, maxBatches int) error {
 		row.Resident += p.Nbytes()
 	}
 	row.Resident += keptDatasetBytes(&n)
+	if n.Sampling && n.FeatureStore != "float32" {
+		row.Resident += featureStoreBytes(&n) // the compressed store replaces "feat"
+	}
 
 	// step runs one training step on logits from forward; with measure it
 	// records the activations kept for backward.
