@@ -380,3 +380,48 @@ func (c *Comparison) Markdown() string {
 
 // String renders the comparison as the Markdown table.
 func (c *Comparison) String() string { return c.Markdown() }
+
+// Effects renders, as a Markdown table, what each row with a baseline
+// changes against that baseline: the peak, the peak above resident data,
+// the activations kept for backward and the epoch time, each as a
+// percentage change ("−41%") or, for a reduction of more than half, as a
+// factor ("4.2× lower"). Values of rows that were only predicted are the
+// predicted tensor peaks, marked "(predicted)"; the other columns need two
+// measured rows and are "—" otherwise.
+func (c *Comparison) Effects() string {
+	var b strings.Builder
+	b.WriteString("| configuration | against | peak | above resident data | kept for backward | epoch time |\n|---|---|---|---|---|---|\n")
+	for i, r := range c.Rows {
+		if r.Case.Baseline < 0 {
+			continue
+		}
+		base := c.Rows[r.Case.Baseline]
+		ratio, pred := c.Ratio(i)
+		peak := change(ratio)
+		if pred {
+			peak += " (predicted)"
+		}
+		above, kept, t := "—", "—", "—"
+		if r.Measured && base.Measured {
+			above = change(float64(r.Peak-r.Resident) / float64(base.Peak-base.Resident))
+			kept = change(float64(r.Saved) / float64(base.Saved))
+			t = change(r.EpochSeconds / base.EpochSeconds)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.Case.Name, base.Case.Name, peak, above, kept, t)
+	}
+	return b.String()
+}
+
+// change renders a ratio new/old as "−41%", "+12%" or, below one half,
+// "4.2× lower".
+func change(ratio float64) string {
+	switch {
+	case ratio != ratio || ratio <= 0:
+		return "—"
+	case ratio < 0.5:
+		return fmt.Sprintf("%.1f× lower", 1/ratio)
+	case ratio < 1:
+		return fmt.Sprintf("−%.0f%%", 100*(1-ratio))
+	}
+	return fmt.Sprintf("+%.0f%%", 100*(ratio-1))
+}

@@ -83,6 +83,9 @@ func TestCompare(t *testing.T) {
 	if strings.Count(md, "\n") != len(cases)+2 || strings.Count(h, "<tr>") != len(cases)+1 {
 		t.Errorf("wrong number of lines:\n%s\n%s", md, h)
 	}
+	if e := c.Effects(); strings.Count(e, "\n") != 2+len(cases)-1 || !strings.Contains(e, "| sampling + bf16 autocast | neighbor sampling | −") {
+		t.Errorf("effects:\n%s", e)
+	}
 	if n, p, m := c.Names(), c.PredictedMiB(), c.MeasuredMiB(); len(n) != 5 || len(p) != 5 || len(m) != 5 || m[0] != mib(c.Rows[0].Peak) {
 		t.Errorf("series: %v %v %v", n, p, m)
 	}
@@ -160,4 +163,15 @@ func TestCompareProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("compared in %v\n%s", time.Since(t1), c.Markdown())
+}
+
+func TestChange(t *testing.T) {
+	for _, c := range []struct {
+		r    float64
+		want string
+	}{{0.25, "4.0× lower"}, {0.6, "−40%"}, {1.3, "+30%"}, {1, "+0%"}, {0, "—"}, {math.NaN(), "—"}} {
+		if got := change(c.r); got != c.want {
+			t.Errorf("change(%g) = %q, want %q", c.r, got, c.want)
+		}
+	}
 }
