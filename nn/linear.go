@@ -65,15 +65,3 @@ func addBias(y, b *tensor.Tensor) *tensor.Tensor {
 func (l *Linear) String() string {
 	return fmt.Sprintf("Linear(in_features=%d, out_features=%d, bias=%t)", l.InFeats, l.OutFeats, l.Bias != nil)
 }
-
-// dropoutLow is inverted dropout for float16 / bfloat16 activations (under
-// autocast), which tensor.Dropout does not take: the mask is drawn by
-// tensor.Dropout on float32 ones (the same draw from gen, so the same mask
-// and the same checkpoint replay as for a float32 x), cast to x's dtype
-// without history, and multiplied in. Nothing float32 outlives the call;
-// x * mask keeps x and the low-precision mask for its backward pass.
-func dropoutLow(x *tensor.Tensor, p float32, gen *tensor.Generator) *tensor.Tensor {
-	var mask *tensor.Tensor
-	tensor.NoGrad(func() { mask = tensor.Dropout(tensor.Ones(x.Shape()...), p, true, gen).Cast(x.DType()) })
-	return tensor.Mul(x, mask)
-}

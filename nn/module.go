@@ -194,9 +194,6 @@ func (c *core) dropout(x *tensor.Tensor, p float32, gen *tensor.Generator) *tens
 	if p == 0 || c.eval {
 		return x
 	}
-	if dt := x.DType(); dt == tensor.Float16 || dt == tensor.BFloat16 {
-		return dropoutLow(x, p, gen)
-	}
 	return tensor.Dropout(x, p, true, gen)
 }
 

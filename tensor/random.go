@@ -118,8 +118,10 @@ func XavierUniform(gen *Generator, fanIn, fanOut int, gain float64) *Tensor {
 // otherwise it returns x. The mask comes from gen's counter stream (the
 // default generator when gen is nil) and is regenerated, not stored, for
 // the backward pass; inside a Checkpoint the draw is recorded and replayed
-// when the function is recomputed. Float32, any shape. Panics unless
-// 0 <= p <= 1.
+// when the function is recomputed. Float32, float16 or bfloat16 (the
+// result has x's dtype; kept low-precision values are scaled in float32
+// and rounded once), any shape. Panics with ErrShape unless 0 <= p <= 1,
+// and with ErrDType for a non-floating-point x.
 func Dropout(x *Tensor, p float32, training bool, gen *Generator) *Tensor {
 	defer hookOp("Dropout")()
 	if p < 0 || p > 1 || p != p {
@@ -128,7 +130,7 @@ func Dropout(x *Tensor, p float32, training bool, gen *Generator) *Tensor {
 	if !training || p == 0 {
 		return x
 	}
-	checkFloat("Dropout", x)
+	checkFloats("Dropout", x)
 	if gen == nil {
 		gen = defaultGen
 	}
@@ -159,6 +161,9 @@ func DropoutAt(x *Tensor, p float32, seed, base uint64) *Tensor {
 	defer hookOp("DropoutAt")()
 	if d := deviceOf("DropoutAt", x); d != "cpu" {
 		return cudaDropoutAt(x, p, seed, base)
+	}
+	if isLow(x.dtype) {
+		return dropoutLowAt(x, p, seed, base)
 	}
 	scale := 1 / (1 - p)
 	// Philox4x32-10 of counter (i/4, base) under key seed, word i%4: the
