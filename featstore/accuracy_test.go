@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gnnrepl/gnnrepl/amp"
 	"github.com/gnnrepl/gnnrepl/datasets"
 	"github.com/gnnrepl/gnnrepl/featstore"
 	"github.com/gnnrepl/gnnrepl/nn"
@@ -86,8 +87,17 @@ func TestCoraBytes(t *testing.T) {
 // batches of 32, 2 workers), with the input features gathered from st
 // (NodeFeatStores), and returns the test accuracy of full-graph inference
 // on the store's features after the last epoch. It is nn's fitMinibatch
-// with the features coming from a store.
-func fitSAGE(t testing.TB, d *datasets.Dataset, st featstore.Store, seed int64, epochs int) float64 {
+// with the features coming from a store. With a low gather dtype the
+// loader gathers the features in it (LoaderOptions.StoreGatherDType) and
+// training and inference run under autocast (amp.Autocast) in it.
+func fitSAGE(t testing.TB, d *datasets.Dataset, st featstore.Store, seed int64, epochs int, gather tensor.DType) float64 {
+	run := func(f func()) {
+		if gather == tensor.Float32 {
+			f()
+			return
+		}
+		amp.Autocast(gather, f)
+	}
 	g := d.Graph
 	labels := g.NData("label")
 	m := nn.NewGraphSAGE(nn.SAGEOptions{InFeats: d.NumFeatures, HiddenFeats: 16, OutFeats: d.NumClasses,
@@ -95,7 +105,7 @@ func fitSAGE(t testing.TB, d *datasets.Dataset, st featstore.Store, seed int64, 
 	opt := optim.NewAdam(m.Parameters(), optim.AdamOptions{LR: 0.01, WeightDecay: 5e-4})
 	loader, err := sampling.NewDataLoaderTensor(g, d.TrainIdx, sampling.NeighborSampler{Fanouts: []int{15, 10}},
 		sampling.LoaderOptions{BatchSize: 32, Shuffle: true, Seed: seed, NumWorkers: 2,
-			NodeFeatStores: map[string]featstore.Store{"feat": st}})
+			NodeFeatStores: map[string]featstore.Store{"feat": st}, StoreGatherDType: gather})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,9 +115,14 @@ func fitSAGE(t testing.TB, d *datasets.Dataset, st featstore.Store, seed int64, 
 		for loader.Next() {
 			blocks := loader.Blocks()
 			x := blocks[0].SrcData("feat")
+			if x.DType() != gather {
+				t.Fatalf("the loader gathered %v features, want %v", x.DType(), gather)
+			}
 			y := tensor.IndexSelect(labels, loader.OutputNodes())
 			opt.ZeroGrad()
-			tensor.CrossEntropy(m.ForwardBlocks(blocks, x), y).Backward()
+			var loss *tensor.Tensor
+			run(func() { loss = tensor.CrossEntropy(m.ForwardBlocks(blocks, x), y) })
+			loss.Backward()
 			opt.Step()
 		}
 		if err := loader.Err(); err != nil {
@@ -119,16 +134,18 @@ func fitSAGE(t testing.TB, d *datasets.Dataset, st featstore.Store, seed int64, 
 	for i := range all {
 		all[i] = int64(i)
 	}
-	feat := st.Gather(all)
+	feat := featstore.GatherHalf(st, all, gather)
 	var acc float64
-	tensor.NoGrad(func() { acc = nn.MaskedAccuracy(m.Forward(g, feat), labels, d.TestIdx) })
+	tensor.NoGrad(func() { run(func() { acc = nn.MaskedAccuracy(m.Forward(g, feat), labels, d.TestIdx) }) })
 	return acc
 }
 
 // TestCoraAccuracy checks issue 4's accuracy goal: GraphSAGE trained on
 // Cora through the DataLoader with int8 features (and float16, bfloat16)
 // reaches a test accuracy within 1 point of float32 with the same seeds
-// (mean over two seeds, 60 epochs each).
+// (mean over two seeds, 60 epochs each), and so does the bfloat16 setup
+// end to end: a bfloat16 store gathered as bfloat16
+// (LoaderOptions.StoreGatherDType) under bfloat16 autocast.
 func TestCoraAccuracy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 8 models")
@@ -145,12 +162,27 @@ func TestCoraAccuracy(t *testing.T) {
 		}
 		line := ""
 		for _, seed := range seeds {
-			acc := fitSAGE(t, d, st, seed, epochs)
+			acc := fitSAGE(t, d, st, seed, epochs, tensor.Float32)
 			mean[dt] += acc / float64(len(seeds))
 			line += " " + formatAcc(acc)
 		}
 		t.Logf("cora GraphSAGE, %v features (%.4fx float32 bytes): mean test accuracy %.4f, seeds%s",
 			dt, float64(st.Bytes())/float64(feat.Nbytes()), mean[dt], line)
+	}
+	bf, err := featstore.NewBFloat16(feat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e2e float64
+	line := ""
+	for _, seed := range seeds {
+		acc := fitSAGE(t, d, bf, seed, epochs, tensor.BFloat16)
+		e2e += acc / float64(len(seeds))
+		line += " " + formatAcc(acc)
+	}
+	t.Logf("cora GraphSAGE, bfloat16 features gathered as bfloat16 under bfloat16 autocast: mean test accuracy %.4f, seeds%s", e2e, line)
+	if diff := e2e - mean[tensor.Float32]; diff < -0.01 || diff > 0.01 {
+		t.Errorf("bfloat16 end to end: mean test accuracy %.4f is %.4f from float32's %.4f (allowed: 0.01)", e2e, diff, mean[tensor.Float32])
 	}
 	for _, dt := range []tensor.DType{tensor.Int8, tensor.Float16, tensor.BFloat16} {
 		if diff := mean[dt] - mean[tensor.Float32]; diff < -0.01 || diff > 0.01 {

@@ -98,6 +98,18 @@ type Config struct {
 	// (featstore; the float32 copy is assumed dropped). Full-graph training
 	// reads the float32 matrix.
 	FeatureStore string
+	// StoreGatherDType is the dtype the DataLoader gathers the input
+	// features in with Sampling (sampling.LoaderOptions.StoreGatherDType):
+	// tensor.Float32 (the zero value), or tensor.Float16 / tensor.BFloat16,
+	// which builds each batch's (N_in, F) input features in that dtype from
+	// the feature store (a "float32" FeatureStore is then read through a
+	// featstore.Float32 over the dataset's tensor). With a low DType it must
+	// be float32 or DType. Together with DType and a "bfloat16" FeatureStore
+	// it is the bfloat16 setup whose inputs to the first layer are the same
+	// values bfloat16 autocast gives from float32 features (autocast
+	// rounds them once, as the store does), in a quarter of the bytes
+	// (store and gather). Full-graph training ignores it.
+	StoreGatherDType tensor.DType
 	// Optimizer is "adam" (default), "adamw", "sgd" or "sgd-momentum".
 	Optimizer string
 }
@@ -207,6 +219,10 @@ func (c Config) normalized() (Config, error) {
 		return bad("DType must be float32, bfloat16 or float16, got %s", c.DType)
 	case c.FeatureStore != "float32" && c.FeatureStore != "float16" && c.FeatureStore != "bfloat16" && c.FeatureStore != "int8":
 		return bad("FeatureStore must be \"float32\", \"float16\", \"bfloat16\" or \"int8\", got %q", c.FeatureStore)
+	case c.StoreGatherDType != tensor.Float32 && c.StoreGatherDType != tensor.BFloat16 && c.StoreGatherDType != tensor.Float16:
+		return bad("StoreGatherDType must be float32, bfloat16 or float16, got %s", c.StoreGatherDType)
+	case c.StoreGatherDType != tensor.Float32 && c.DType != tensor.Float32 && c.StoreGatherDType != c.DType:
+		return bad("StoreGatherDType %s under %s autocast; gather in float32 or in the autocast dtype", c.StoreGatherDType, c.DType)
 	case c.Optimizer != "adam" && c.Optimizer != "adamw" && c.Optimizer != "sgd" && c.Optimizer != "sgd-momentum":
 		return bad("Optimizer must be \"adam\", \"adamw\", \"sgd\" or \"sgd-momentum\", got %q", c.Optimizer)
 	}

@@ -39,8 +39,9 @@
 //
 // What is counted. Plan.Peak counts every buffer of the data: tensors, the
 // sampler's buffers, and the plain Go slices that the engine's accounting
-// (tensor.MemoryAllocated) does not see — graph adjacencies, the
-// optimizer's moments, cached reversed adjacencies. Plan.TensorPeak is the
+// (tensor.MemoryAllocated) does not see — graph adjacencies and cached
+// reversed adjacencies (the optimizer's moments, the feature stores and the
+// sampled blocks are counted by the engine). Plan.TensorPeak is the
 // accounted part, the value Measure measures. Both are bytes of data, as
 // torch.cuda.max_memory_allocated is; the Go runtime adds its own headroom
 // (with GOGC=100 the heap may reach about twice the live bytes between

@@ -21,6 +21,10 @@ type Measurement struct {
 	// "feat" when features live in a compressed store). It is the quantity
 	// Plan.TensorPeak predicts.
 	TensorPeak int64
+	// Resident is the part of TensorPeak live before the first step: the
+	// dataset's tensors the Config keeps, the feature store and the model's
+	// parameters (Plan.Resident predicts it).
+	Resident int64
 	// Steps is the number of training steps run; Loss the last one's loss.
 	Steps int
 	Loss  float64
@@ -83,6 +87,8 @@ func Measure(c Config, steps int) (Measurement, error) {
 	opt := newOptimizer(&n, m.Parameters())
 	res := Measurement{Steps: steps}
 	if !n.Sampling {
+		settle()
+		res.Resident = tensor.MemoryAllocated("cpu") - base + keptDatasetBytes(&n)
 		feat, labels := g.NData("feat"), g.NData("label")
 		for i := 0; i < steps; i++ {
 			opt.ZeroGrad()
@@ -97,8 +103,9 @@ func Measure(c Config, steps int) (Measurement, error) {
 		}
 	} else {
 		opts := sampling.LoaderOptions{BatchSize: n.BatchSize, Shuffle: true, Seed: n.Seed,
-			NumWorkers: n.NumWorkers, PrefetchFactor: n.PrefetchFactor, PrefetchLabels: []string{"label"}}
-		if n.FeatureStore == "float32" {
+			NumWorkers: n.NumWorkers, PrefetchFactor: n.PrefetchFactor, PrefetchLabels: []string{"label"},
+			StoreGatherDType: n.StoreGatherDType}
+		if n.FeatureStore == "float32" && n.StoreGatherDType == tensor.Float32 {
 			opts.PrefetchNodeFeats = []string{"feat"}
 		} else {
 			st, err := featstore.New(g.NData("feat"), storeDTypes[n.FeatureStore])
@@ -108,6 +115,8 @@ func Measure(c Config, steps int) (Measurement, error) {
 			defer runtime.KeepAlive(st)
 			opts.NodeFeatStores = map[string]featstore.Store{"feat": st}
 		}
+		settle()
+		res.Resident = tensor.MemoryAllocated("cpu") - base + keptDatasetBytes(&n)
 		dl, err := sampling.NewDataLoaderTensor(g, d.TrainIdx, sampling.NeighborSampler{Fanouts: n.Fanouts}, opts)
 		if err != nil {
 			return Measurement{}, err

@@ -101,6 +101,13 @@ func TestPredictMatchesMeasured(t *testing.T) {
 		{"powerlaw", sage(Config{Sampling: true, Fanouts: []int{5, 10}, BatchSize: 256, FeatureStore: "int8"})},
 		{"powerlaw", sage(Config{Sampling: true, Fanouts: []int{5, 10, 10}, BatchSize: 256, DType: tensor.BFloat16,
 			Checkpoint: true, FeatureStore: "int8"})},
+		// The bfloat16 setup end to end: bfloat16 store, gathered as
+		// bfloat16 (LoaderOptions.StoreGatherDType), bfloat16 autocast;
+		// and a float32 store gathered as bfloat16.
+		{"powerlaw", sage(Config{Sampling: true, Fanouts: []int{5, 10}, BatchSize: 256, DType: tensor.BFloat16,
+			FeatureStore: "bfloat16", StoreGatherDType: tensor.BFloat16})},
+		{"pubmed", sage(Config{Sampling: true, Fanouts: []int{10, 25}, BatchSize: 32, DType: tensor.BFloat16,
+			StoreGatherDType: tensor.BFloat16})},
 	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-9s %12s %12s %8s  %s\n", "data", "measured", "predicted", "error", "configuration")
@@ -124,6 +131,9 @@ func TestPredictMatchesMeasured(t *testing.T) {
 		rel := float64(p.TensorPeak-m.TensorPeak) / float64(m.TensorPeak)
 		fmt.Fprintf(&table, "%-9s %12s %12s %+7.2f%%  %s\n", c.data, tensor.FormatBytes(m.TensorPeak),
 			tensor.FormatBytes(p.TensorPeak), 100*rel, strings.SplitN(cfg.Summary(), " on ", 2)[0]+","+strings.SplitN(strings.SplitN(cfg.Summary(), " on ", 2)[1], "features,", 2)[1])
+		if p.Resident != m.Resident {
+			t.Errorf("%s on %s: predicted %d resident bytes, measured %d", cfg.Summary(), c.data, p.Resident, m.Resident)
+		}
 		if math.Abs(rel) > 0.15 {
 			t.Errorf("%s on %s: predicted %d bytes, measured %d (%+.1f%%)\n%s", cfg.Summary(), c.data, p.TensorPeak, m.TensorPeak, 100*rel, p)
 		}

@@ -325,28 +325,13 @@ func (s *sim) unary(op string, x *tn) *tn {
 }
 
 // dropout is nn's core.dropout in training mode: identity for p = 0,
-// tensor.Dropout for float32 (the mask is regenerated in backward, never
-// stored), and nn's dropoutLow for float16 / bfloat16: a float32 mask
-// drawn by tensor.Dropout on float32 ones without grad, cast to x's dtype
-// and multiplied in (the low mask is kept for backward).
+// tensor.Dropout otherwise, in x's dtype (float32, float16 or bfloat16;
+// the mask is regenerated in backward, never stored).
 func (s *sim) dropout(x *tn, p float32) *tn {
 	if p == 0 {
 		return s.keep(x)
 	}
-	if x.elem == f32 {
-		return s.unary("Dropout", x)
-	}
-	s.noGrad++
-	s.begin("Dropout mask")
-	ones := s.newT(catWorkspace, f32, true, x.shape...)
-	m32 := s.unary("Dropout", ones)
-	s.drop(ones)
-	mask := s.cast(m32, x.elem)
-	s.drop(m32)
-	s.noGrad--
-	out := s.mul(x, mask)
-	s.drop(mask)
-	return out
+	return s.unary("Dropout", x)
 }
 
 // spmm is tensor.SpMM(adj, u, e, reduce) on an adjacency with nd

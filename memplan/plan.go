@@ -12,8 +12,8 @@ import (
 //
 // Peak counts every buffer of the training process's data: tensors, the
 // sampler's buffers, and the plain Go slices the engine's accounting does
-// not see (the graph's CSC/CSR/COO arrays, cached reverse adjacencies, the
-// optimizer's moment buffers). TensorPeak is the part the engine's accounting
+// not see (the graph's CSC/CSR/COO arrays, cached reverse adjacencies).
+// TensorPeak is the part the engine's accounting
 // sees: the value tensor.MaxMemoryAllocated("cpu") reaches, above what was
 // allocated before the dataset, when garbage is collected as soon as it
 // appears (Measure measures exactly that). Neither includes the Go runtime's
@@ -35,6 +35,12 @@ type Plan struct {
 	Config Config
 	// Peak and TensorPeak are in bytes (see above).
 	Peak, TensorPeak int64
+	// Resident is the part of TensorPeak that is resident data, live
+	// before the first step and for the whole run: the dataset's tensors
+	// (or the feature store that replaces "feat") and the model's
+	// parameters. TensorPeak - Resident is the step's own peak: a batch, its
+	// activations and gradients, the optimizer's state, temporaries.
+	Resident int64
 	// The breakdown of Peak, in bytes.
 	GraphStructure, Features, Parameters, Gradients, OptimizerState, Activations, Workspace int64
 	// PeakAt names the op during which the peak is reached, e.g.
@@ -72,7 +78,8 @@ func (p Plan) String() string {
 		}
 		fmt.Fprintf(&b, "  %-16s %12s %5.1f%%\n", r.name, tensor.FormatBytes(r.v), share)
 	}
-	fmt.Fprintf(&b, "  %-16s %12s  (tensor accounting: %s)\n", "peak", tensor.FormatBytes(p.Peak), tensor.FormatBytes(p.TensorPeak))
+	fmt.Fprintf(&b, "  %-16s %12s  (tensor accounting: %s = %s resident + %s step)\n", "peak", tensor.FormatBytes(p.Peak),
+		tensor.FormatBytes(p.TensorPeak), tensor.FormatBytes(p.Resident), tensor.FormatBytes(p.TensorPeak-p.Resident))
 	fmt.Fprintf(&b, "  at %s", p.PeakAt)
 	return b.String()
 }
@@ -110,7 +117,9 @@ func (c Config) Summary() string {
 	if n.Checkpoint {
 		b.WriteString(", checkpointing")
 	}
-	if n.Sampling && n.FeatureStore != "float32" {
+	if n.Sampling && n.StoreGatherDType != tensor.Float32 {
+		fmt.Fprintf(&b, ", %s features gathered as %s", n.FeatureStore, n.StoreGatherDType)
+	} else if n.Sampling && n.FeatureStore != "float32" {
 		fmt.Fprintf(&b, ", %s features", n.FeatureStore)
 	}
 	fmt.Fprintf(&b, ", %s", map[string]string{"adam": "Adam", "adamw": "AdamW", "sgd": "SGD", "sgd-momentum": "SGD with momentum"}[n.Optimizer])

@@ -55,6 +55,7 @@ func predict(c Config, batches [][]BlockSize) Plan {
 	for _, p := range m.params() {
 		paramBytes += p.b.bytes
 	}
+	resident := s.liveCounted
 
 	if !c.Sampling {
 		s.begin("graph adjacency's reverse")
@@ -102,7 +103,7 @@ func predict(c Config, batches [][]BlockSize) Plan {
 			}
 		}
 	}
-	p := Plan{Config: c, Peak: s.peak, TensorPeak: s.peakCounted, PeakAt: s.peakAt}
+	p := Plan{Config: c, Peak: s.peak, TensorPeak: s.peakCounted, Resident: resident, PeakAt: s.peakAt}
 	p.GraphStructure, p.Features, p.Parameters = s.peakBy[catGraph], s.peakBy[catFeatures], s.peakBy[catParams]
 	p.Gradients, p.OptimizerState = s.peakBy[catGrads], s.peakBy[catOptimizer]
 	p.Activations, p.Workspace = s.peakBy[catActivations], s.peakBy[catWorkspace]
@@ -150,15 +151,15 @@ func (s *sim) zeroGrad(m *model) {
 	}
 }
 
-// optimizerState allocates the optimizer's per-parameter buffers (plain
-// slices, not counted by the engine's accounting), made by the first Step.
+// optimizerState allocates the optimizer's per-parameter buffers (counted
+// by the engine's accounting), made by the first Step.
 func (s *sim) optimizerState(c *Config, paramBytes int64) {
 	s.begin("optimizer state")
 	switch c.Optimizer {
 	case "adam", "adamw":
-		s.alloc(catOptimizer, 2*paramBytes, false)
+		s.alloc(catOptimizer, 2*paramBytes, true)
 	case "sgd-momentum":
-		s.alloc(catOptimizer, paramBytes, false)
+		s.alloc(catOptimizer, paramBytes, true)
 	}
 }
 
@@ -258,9 +259,8 @@ func (s *sim) sampleAhead(c *Config, bs []BlockSize) {
 	for l := range bs {
 		ns, nd, e := int64(bs[l].NumSrcNodes), int64(bs[l].NumDstNodes), int64(bs[l].NumEdges)
 		s.alloc(catGraph, (nd+1+2*e+ns)*8, true)
-		s.phantomAlloc(catGraph, (ns+e)*8)
 	}
-	s.f32T(catFeatures, int64(bs[0].NumSrcNodes), int64(c.NumFeatures))
+	s.newT(catFeatures, gatherElem(c), true, int64(bs[0].NumSrcNodes), int64(c.NumFeatures))
 	s.newT(catFeatures, 8, true, int64(bs[len(bs)-1].NumDstNodes))
 }
 
@@ -275,18 +275,27 @@ func (s *sim) sample(c *Config, bs []BlockSize, prev *batch) *batch {
 	b := &batch{}
 	for l := len(bs) - 1; l >= 0; l-- {
 		ns, nd, e := int64(bs[l].NumSrcNodes), int64(bs[l].NumDstNodes), int64(bs[l].NumEdges)
-		// indptr, indices, edge ids and source ids; the block's tensors
-		// over the source and edge ids count them twice. Backward adds the
-		// block's reversed adjacency (Adj.Reverse, plain slices), cached with
-		// the block; it is counted here, with the block.
-		b.bufs = append(b.bufs, s.alloc(catGraph, (nd+1+2*e+ns)*8, true), s.phantomAlloc(catGraph, (ns+e)*8),
+		// indptr, indices, edge ids and source ids (the last two as the
+		// block's tensors). Backward adds the block's reversed adjacency
+		// (Adj.Reverse, plain slices), cached with the block; it is counted
+		// here, with the block.
+		b.bufs = append(b.bufs, s.alloc(catGraph, (nd+1+2*e+ns)*8, true),
 			s.alloc(catGraph, adjBytes(ns, e), false))
 	}
 	f := int64(c.NumFeatures)
 	s.begin("gather batch features")
-	b.x = s.f32T(catFeatures, ns0, f) // a store decodes its rows into float32 too
+	b.x = s.newT(catFeatures, gatherElem(c), true, ns0, f) // a store decodes its rows straight into the gather dtype
 	b.y = s.newT(catFeatures, 8, true, int64(bs[len(bs)-1].NumDstNodes))
 	s.dropBatch(prev)
 	s.unref(ws)
 	return b
+}
+
+// gatherElem is the element size of a batch's gathered input features:
+// float32, or 2 bytes with a low StoreGatherDType.
+func gatherElem(c *Config) int64 {
+	if c.StoreGatherDType != tensor.Float32 {
+		return 2
+	}
+	return f32
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
@@ -265,6 +267,55 @@ func TestLargeParameterParallel(t *testing.T) {
 			if big.Float32s()[i*1000+j] != v {
 				t.Fatalf("element %d differs: %v vs %v", i*1000+j, big.Float32s()[i*1000+j], v)
 			}
+		}
+	}
+}
+
+// TestStateCounted checks that the optimizers' state buffers are counted
+// in the engine's memory accounting: Adam's two moments and SGD's momentum
+// buffer, allocated by the first Step, released when the optimizer is
+// garbage.
+func TestStateCounted(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		bufs int64
+		mk   func([]*tensor.Tensor) Optimizer
+	}{
+		{"Adam", 2, func(p []*tensor.Tensor) Optimizer { return NewAdam(p, AdamOptions{LR: 0.01}) }},
+		{"SGD momentum", 1, func(p []*tensor.Tensor) Optimizer { return NewSGD(p, SGDOptions{LR: 0.1, Momentum: 0.9}) }},
+	} {
+		w := tensor.Ones(300, 7).SetRequiresGrad(true)
+		w.SetGrad(tensor.Ones(300, 7))
+		opt := c.mk([]*tensor.Tensor{w})
+		// collect collects garbage until the count reaches want (or, with
+		// want < 0, stops changing); cleanups run on their own goroutine.
+		collect := func(want int64) {
+			last := int64(-1)
+			for range 200 {
+				runtime.GC()
+				time.Sleep(time.Millisecond)
+				cur := tensor.MemoryAllocated("cpu")
+				if cur == want || want < 0 && cur == last {
+					return
+				}
+				last = cur
+			}
+		}
+		collect(-1) // earlier tests' garbage
+		before := tensor.MemoryAllocated("cpu")
+		opt.Step()
+		if got := tensor.MemoryAllocated("cpu") - before; got != c.bufs*300*7*4 {
+			t.Errorf("%s: the first Step counted %d bytes, want %d", c.name, got, c.bufs*300*7*4)
+		}
+		opt.Step()
+		if got := tensor.MemoryAllocated("cpu") - before; got != c.bufs*300*7*4 {
+			t.Errorf("%s: the second Step changed the count to %d bytes", c.name, got)
+		}
+		opt = nil
+		collect(before)
+		runtime.KeepAlive(w)
+		if got := tensor.MemoryAllocated("cpu") - before; got != 0 {
+			t.Errorf("%s: %d bytes still counted after the optimizer is garbage", c.name, got)
 		}
 	}
 }

@@ -163,7 +163,7 @@ func (b *base) stateOf(p *tensor.Tensor, nbuf int) *paramState {
 	}
 	for i := 0; i < nbuf; i++ {
 		if s.buf[i] == nil {
-			s.buf[i] = make([]float32, p.Numel())
+			s.buf[i] = stateBuf(p.Numel())
 		}
 	}
 	return s
@@ -245,7 +245,8 @@ func (b *base) LoadStateDict(sd map[string]*tensor.Tensor) error {
 				if t.DType() != tensor.Float32 || t.Numel() != p.Numel() {
 					return bad("%s is %s%v but parameter %d has shape %v", key, t.DType(), t.Shape(), i, p.Shape())
 				}
-				s.buf[k] = append([]float32(nil), t.Float32s()...)
+				s.buf[k] = stateBuf(t.Numel())
+				copy(s.buf[k], t.Float32s())
 				used++
 			}
 			ups = append(ups, upd{p, s})
@@ -265,6 +266,21 @@ func (b *base) LoadStateDict(sd map[string]*tensor.Tensor) error {
 		}
 	}
 	return nil
+}
+
+// stateBuf returns a zeroed optimizer state buffer of n float32 values,
+// whose 4n bytes are counted on the "cpu" device (tensor.CountBytes, so
+// tensor.MemoryAllocated and the peaks include the optimizer's state, as
+// PyTorch's allocator counts exp_avg and exp_avg_sq) until the buffer is
+// garbage.
+func stateBuf(n int) []float32 {
+	buf := make([]float32, n)
+	if n > 0 {
+		bytes := int64(n) * 4
+		tensor.CountBytes("cpu", bytes)
+		runtime.AddCleanup(&buf[0], func(b int64) { tensor.CountBytes("cpu", -b) }, bytes)
+	}
+	return buf
 }
 
 // parallel runs body over [0, n) in chunks on up to GOMAXPROCS goroutines

@@ -84,7 +84,7 @@ func (s *SGD) Step() {
 				st := s.stateOf(p, 0)
 				st.step++
 				if st.buf[0] == nil {
-					st.buf[0] = make([]float32, len(pd))
+					st.buf[0] = stateBuf(len(pd))
 					first = true
 				}
 				buf = st.buf[0]

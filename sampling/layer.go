@@ -70,12 +70,13 @@ func sampleLayer(ws *workspace, c *layerSpec, dst []int64) (*graph.Block, error)
 	if err != nil {
 		return nil, err // a bug: the arrays are consistent by construction
 	}
-	// Parent ids as block data (block.srcdata[dgl.NID], block.edata[dgl.EID]);
-	// the tensors also count those arrays in the memory accounting.
-	if err := b.SetSrcData(graph.NID, tensor.FromInt64(srcNodes)); err != nil {
+	// Parent ids as block data (block.srcdata[dgl.NID], block.edata[dgl.EID]):
+	// the block's own tensors over those arrays, which count them in the
+	// memory accounting (once; the adjacency's arrays are counted below).
+	if err := b.SetSrcData(graph.NID, b.SrcNodes()); err != nil {
 		return nil, err
 	}
-	if err := b.SetEData(graph.EID, tensor.FromInt64(eids)); err != nil {
+	if err := b.SetEData(graph.EID, b.EIDs()); err != nil {
 		return nil, err
 	}
 	n := int64(len(indptr)+len(nbr)) * 8
