@@ -2,9 +2,9 @@ package featstore
 
 import (
 	"fmt"
+	"github.com/gnnrepl/gnnrepl/internal/workers"
 	"math"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/gnnrepl/gnnrepl/graph"
@@ -213,14 +213,12 @@ func newPropagator(op string, g *graph.Graph, x *tensor.Tensor, k int, norm stri
 // step computes out = Â in for (N, F) row-major in and out.
 func (p *propagator) step(out, in []float32) error {
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var wg workers.Group
 	var cancelled atomic.Bool
-	workers := min(runtime.GOMAXPROCS(0), len(p.chunks)-1)
+	nw := min(runtime.GOMAXPROCS(0), len(p.chunks)-1)
 	f := p.f
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for w := 0; w < nw; w++ {
+		wg.Go(func() {
 			for {
 				c := int(next.Add(1)) - 1
 				if c >= len(p.chunks)-1 || cancelled.Load() {
@@ -246,7 +244,7 @@ func (p *propagator) step(out, in []float32) error {
 					}
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if cancelled.Load() {

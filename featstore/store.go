@@ -2,8 +2,8 @@ package featstore
 
 import (
 	"fmt"
+	"github.com/gnnrepl/gnnrepl/internal/workers"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -116,20 +116,18 @@ const minParallel = 1 << 15
 // GOMAXPROCS goroutines when there are more than minParallel values (n rows
 // of f) to produce.
 func parallelRows(n, f int, body func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), n*max(f, 1)/minParallel)
-	if workers <= 1 {
+	nw := min(runtime.GOMAXPROCS(0), n*max(f, 1)/minParallel)
+	if nw <= 1 {
 		body(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / workers
+	var wg workers.Group
+	chunk := (n + nw - 1) / nw
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			body(lo, hi)
-		}()
+		})
 	}
 	wg.Wait()
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gnnrepl/gnnrepl/internal/workers"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -52,7 +53,7 @@ func sparsify(x *tensor.Tensor) (*tensor.Adj, *tensor.Tensor) {
 	}
 	n, f := x.Size(0), x.Size(1)
 	d := x.Float32s()
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	nw := min(runtime.GOMAXPROCS(0), max(1, n/64))
 	type part struct {
 		lo, hi  int
 		counts  []int64 // nonzeros per row
@@ -60,16 +61,14 @@ func sparsify(x *tensor.Tensor) (*tensor.Adj, *tensor.Tensor) {
 		vals    []float32
 		dense   bool
 	}
-	parts := make([]part, workers)
-	var wg sync.WaitGroup
+	parts := make([]part, nw)
+	var wg workers.Group
 	var abort atomic.Bool
-	chunk := (n + workers - 1) / workers
+	chunk := (n + nw - 1) / nw
 	for w := range parts {
 		p := &parts[w]
 		p.lo, p.hi = min(w*chunk, n), min((w+1)*chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			budget := int(float64((p.hi-p.lo)*f)*sparseMaxDensity) + 1
 			p.counts = make([]int64, p.hi-p.lo)
 			for r := p.lo; r < p.hi; r++ {
@@ -85,7 +84,7 @@ func sparsify(x *tensor.Tensor) (*tensor.Adj, *tensor.Tensor) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	nnz := 0
@@ -180,21 +179,19 @@ func sameNonzeros(x *tensor.Tensor, adj *tensor.Adj, vals []float32) bool {
 		return false
 	}
 	d := x.Float32s()
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
-	chunk := (n + workers - 1) / workers
-	var wg sync.WaitGroup
+	nw := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	chunk := (n + nw - 1) / nw
+	var wg workers.Group
 	var differ atomic.Bool
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for r := lo; r < hi && !differ.Load(); r++ {
 				if !rowMatches(d[r*f:(r+1)*f], adj.Indices[adj.Indptr[r]:adj.Indptr[r+1]], vals[adj.Indptr[r]:adj.Indptr[r+1]]) {
 					differ.Store(true)
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return !differ.Load()

@@ -2,8 +2,8 @@ package sampling
 
 import (
 	"runtime"
-	"sync"
 
+	"github.com/gnnrepl/gnnrepl/internal/workers"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -44,20 +44,18 @@ func gatherRows(t *tensor.Tensor, ids []int64) *tensor.Tensor {
 // parallelRows runs body over [0, n) in contiguous chunks, concurrently when
 // there are more than about 64K elements (n rows of f) to move.
 func parallelRows(n, f int, body func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), n*f/(1<<16))
-	if workers <= 1 {
+	nw := min(runtime.GOMAXPROCS(0), n*f/(1<<16))
+	if nw <= 1 {
 		body(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / workers
+	var wg workers.Group
+	chunk := (n + nw - 1) / nw
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			body(lo, hi)
-		}()
+		})
 	}
 	wg.Wait()
 }

@@ -2,9 +2,9 @@ package sampling
 
 import (
 	"runtime"
-	"sync"
 
 	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/internal/workers"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -157,18 +157,16 @@ func pickParallel(ws *workspace, c *layerSpec, dst []int64, indptr, nbr, eids []
 	}
 	ends := make([]int64, p)
 	errs := make([]error, p)
-	var wg sync.WaitGroup
+	var wg workers.Group
 	run := func(k int, s *scratch) {
 		ends[k], errs[k] = pickRange(s, c, dst, bounds[k], bounds[k+1], starts[k], indptr, nbr, eids)
 	}
 	for k := 1; k < p; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			s := scratchPool.Get().(*scratch)
 			defer scratchPool.Put(s)
 			run(k, s)
-		}()
+		})
 	}
 	run(0, &ws.scratch)
 	wg.Wait()
