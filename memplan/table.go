@@ -179,9 +179,12 @@ func timeEpoch(row *Row, n Config, maxBatches int) error {
 
 	opts := sampling.LoaderOptions{BatchSize: n.BatchSize, Shuffle: true, Seed: n.Seed,
 		NumWorkers: n.NumWorkers, PrefetchFactor: n.PrefetchFactor, PrefetchLabels: []string{"label"}}
-	if n.FeatureStore == "float32" {
+	if n.FeatureStore == "float32" && n.StoreGatherDType == tensor.Float32 {
 		opts.PrefetchNodeFeats = []string{"feat"}
 	} else {
+		// As Measure: the store (a float32 one over the dataset's tensor
+		// when only the gather dtype is low) in the gather dtype.
+		opts.StoreGatherDType = n.StoreGatherDType
 		st, err := featstore.New(g.NData("feat"), storeDTypes[n.FeatureStore])
 		if err != nil {
 			return fmt.Errorf("FeatureStore %q: %w", n.FeatureStore, err)
@@ -424,4 +427,14 @@ func change(ratio float64) string {
 		return fmt.Sprintf("−%.0f%%", 100*(1-ratio))
 	}
 	return fmt.Sprintf("+%.0f%%", 100*(ratio-1))
+}
+
+// EpochRatio returns row i's epoch time over row j's (for example 1.3 for
+// 30% slower), or 0 when either row was not timed.
+func (c *Comparison) EpochRatio(i, j int) float64 {
+	a, b := c.Rows[i].EpochSeconds, c.Rows[j].EpochSeconds
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	return a / b
 }
