@@ -285,8 +285,11 @@ func TestConcurrentOps(t *testing.T) {
 		}
 		wg.Wait()
 	})
-	if s := mustStat(t, r, "AddScalar"); s.Calls != workers*per || s.Bytes != workers*per*8*8*4 {
-		t.Errorf("AddScalar: %d calls, %d bytes; want %d and %d", s.Calls, s.Bytes, workers*per, workers*per*8*8*4)
+	// Bytes are the process-wide allocations while each op ran, so ops
+	// overlapping on other goroutines add to each other's (see the package
+	// doc): at least each op's own output, possibly more.
+	if s := mustStat(t, r, "AddScalar"); s.Calls != workers*per || s.Bytes < workers*per*8*8*4 {
+		t.Errorf("AddScalar: %d calls, %d bytes; want %d and at least %d", s.Calls, s.Bytes, workers*per, workers*per*8*8*4)
 	}
 	if len(r.Events) != workers*per {
 		t.Errorf("%d events", len(r.Events))
