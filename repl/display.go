@@ -37,6 +37,9 @@ func format(v reflect.Value) string {
 	if !v.CanInterface() {
 		return v.String()
 	}
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		return "(" + v.Type().String() + ")(nil)" // a nil *T's String would panic
+	}
 	x := v.Interface()
 	switch x := x.(type) {
 	case string:
