@@ -2,13 +2,12 @@ package amp
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/gnnrepl/gnnrepl/datasets"
+	"github.com/gnnrepl/gnnrepl/internal/shareddata"
 	"github.com/gnnrepl/gnnrepl/nn"
 	"github.com/gnnrepl/gnnrepl/optim"
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -17,32 +16,7 @@ import (
 // sharedData returns ../shared/data relative to the module root (or
 // $GNNREPL_SHARED_DATA) and skips the test only when it is absent.
 func sharedData(t testing.TB) string {
-	t.Helper()
-	dir := os.Getenv("GNNREPL_SHARED_DATA")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(wd, "go.mod")); err == nil {
-				break
-			}
-			parent := filepath.Dir(wd)
-			if parent == wd {
-				t.Fatal("go.mod not found above the test directory")
-			}
-			wd = parent
-		}
-		dir = filepath.Join(wd, "..", "shared", "data")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "cora")); err != nil {
-		if os.IsNotExist(err) {
-			t.Skipf("shared data folder %s is absent", dir)
-		}
-		t.Fatal(err)
-	}
-	return dir
+	return shareddata.Dir(t)
 }
 
 // precision is a training mode: float32, or autocast in a low dtype with

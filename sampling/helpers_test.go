@@ -2,44 +2,18 @@ package sampling
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/gnnrepl/gnnrepl/datasets"
 	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/internal/shareddata"
 )
 
 // sharedData returns ../shared/data relative to the module root (or
 // $GNNREPL_SHARED_DATA) and skips the test only when it is absent.
 func sharedData(t testing.TB) string {
-	t.Helper()
-	dir := os.Getenv("GNNREPL_SHARED_DATA")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(wd, "go.mod")); err == nil {
-				break
-			}
-			parent := filepath.Dir(wd)
-			if parent == wd {
-				t.Fatal("go.mod not found above the test directory")
-			}
-			wd = parent
-		}
-		dir = filepath.Join(wd, "..", "shared", "data")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		if os.IsNotExist(err) {
-			t.Skipf("shared data folder %s is absent", dir)
-		}
-		t.Fatal(err)
-	}
-	return dir
+	return shareddata.Dir(t)
 }
 
 // loadCora returns real Cora with feat and label node data.
