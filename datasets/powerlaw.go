@@ -184,26 +184,7 @@ func PowerLaw(o PowerLawOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err) // a bug: consistent by construction
 	}
-	var idx [3][]int64
-	masks := [3][]bool{make([]bool, n), make([]bool, n), make([]bool, n)}
-	for v, s := range split {
-		idx[s] = append(idx[s], int64(v))
-		masks[s][v] = true
-	}
-	for _, kv := range []struct {
-		k string
-		t *tensor.Tensor
-	}{
-		{"feat", tensor.FromFloat32(feat, n, f)}, {"label", tensor.FromInt64(labels)},
-		{"train_mask", tensor.FromBool(masks[0])}, {"val_mask", tensor.FromBool(masks[1])},
-		{"test_mask", tensor.FromBool(masks[2])},
-	} {
-		if err := g.SetNData(kv.k, kv.t); err != nil {
-			return nil, fmt.Errorf("%s: %w", op, err)
-		}
-	}
-	return &Dataset{Name: "powerlaw", Graph: g, NumClasses: c, NumFeatures: f,
-		TrainIdx: tensor.FromInt64(idx[0]), ValIdx: tensor.FromInt64(idx[1]), TestIdx: tensor.FromInt64(idx[2])}, nil
+	return syntheticDataset(op, "powerlaw", g, feat, labels, split, f, c)
 }
 
 // nodeRand is a per-goroutine generator re-seeded for each node, so that a
@@ -230,4 +211,31 @@ func forNodes(n int, body func(lo, hi int, st *nodeRand)) {
 		})
 	}
 	wg.Wait()
+}
+
+// syntheticDataset attaches a generated graph's node data (feat (N, F)
+// float32, label, and train / val / test masks from split: 0, 1 or 2 per
+// node) and returns it as a Dataset named name.
+func syntheticDataset(op, name string, g *graph.Graph, feat []float32, labels []int64, split []uint8, f, c int) (*Dataset, error) {
+	n := g.NumNodes()
+	var idx [3][]int64
+	masks := [3][]bool{make([]bool, n), make([]bool, n), make([]bool, n)}
+	for v, s := range split {
+		idx[s] = append(idx[s], int64(v))
+		masks[s][v] = true
+	}
+	for _, kv := range []struct {
+		k string
+		t *tensor.Tensor
+	}{
+		{"feat", tensor.FromFloat32(feat, n, f)}, {"label", tensor.FromInt64(labels)},
+		{"train_mask", tensor.FromBool(masks[0])}, {"val_mask", tensor.FromBool(masks[1])},
+		{"test_mask", tensor.FromBool(masks[2])},
+	} {
+		if err := g.SetNData(kv.k, kv.t); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	return &Dataset{Name: name, Graph: g, NumClasses: c, NumFeatures: f,
+		TrainIdx: tensor.FromInt64(idx[0]), ValIdx: tensor.FromInt64(idx[1]), TestIdx: tensor.FromInt64(idx[2])}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/gnnrepl/gnnrepl/graph"
-	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
 // RMATOptions describes a deterministic R-MAT graph (Chakrabarti, Zhan &
@@ -160,24 +159,5 @@ func RMAT(o RMATOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err) // a bug: ids are in range by construction
 	}
-	var idx [3][]int64
-	masks := [3][]bool{make([]bool, n), make([]bool, n), make([]bool, n)}
-	for v, s := range split {
-		idx[s] = append(idx[s], int64(v))
-		masks[s][v] = true
-	}
-	for _, kv := range []struct {
-		k string
-		t *tensor.Tensor
-	}{
-		{"feat", tensor.FromFloat32(feat, n, f)}, {"label", tensor.FromInt64(labels)},
-		{"train_mask", tensor.FromBool(masks[0])}, {"val_mask", tensor.FromBool(masks[1])},
-		{"test_mask", tensor.FromBool(masks[2])},
-	} {
-		if err := g.SetNData(kv.k, kv.t); err != nil {
-			return nil, fmt.Errorf("%s: %w", op, err)
-		}
-	}
-	return &Dataset{Name: "rmat", Graph: g, NumClasses: c, NumFeatures: f,
-		TrainIdx: tensor.FromInt64(idx[0]), ValIdx: tensor.FromInt64(idx[1]), TestIdx: tensor.FromInt64(idx[2])}, nil
+	return syntheticDataset(op, "rmat", g, feat, labels, split, f, c)
 }
