@@ -103,14 +103,25 @@ func newStorage(dt DType, n int) *storage {
 }
 
 // track counts st's bytes now and releases them when the garbage collector
-// frees st.
+// frees st. It uses a cleanup, not a finalizer: a finalizer would keep st
+// and its arrays alive for one more collection after it runs, so under a
+// steady stream of batches the heap would grow to twice what is live.
 func track(st *storage) {
 	if st.bytes == 0 {
 		return
 	}
 	countAlloc(st.device, st.bytes)
-	runtime.SetFinalizer(st, func(s *storage) { countFree(s.device, s.bytes) })
+	runtime.AddCleanup(st, releaseHost, hostRelease{st.device, st.bytes})
 }
+
+// hostRelease is what a host storage's cleanup needs (it must not point
+// at the storage itself).
+type hostRelease struct {
+	device string
+	bytes  int64
+}
+
+func releaseHost(r hostRelease) { countFree(r.device, r.bytes) }
 
 // MemoryAllocated returns the bytes held by live tensors on device ("cpu",
 // "cuda:0", ...). A tensor's bytes are released when the garbage collector
