@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gnnrepl/gnnrepl/profile"
 )
 
 // TestQuick is the harness's smoke test: every workload at a tiny size
@@ -81,4 +83,41 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// BenchmarkSAGEStep is workload (b)'s gnnrepl side at the default size
+// (one GraphSAGE training step on the same sampled blocks), for profiling:
+//
+//	go test ./bench -run XXX -bench SAGEStep -cpuprofile cpu.out
+func BenchmarkSAGEStep(b *testing.B) {
+	s, err := newSAGESetup(defaultConfig().SAGE)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, opt := s.build()
+	s.step(m, opt)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.step(m, opt)
+	}
+}
+
+// TestSAGEStepProfile prints the profiler's op table of ten workload (b)
+// steps when GNNREPL_PROFILE_SAGE is set (a tool, not a check).
+func TestSAGEStepProfile(t *testing.T) {
+	if os.Getenv("GNNREPL_PROFILE_SAGE") == "" {
+		t.Skip("set GNNREPL_PROFILE_SAGE=1 to print the profile")
+	}
+	s, err := newSAGESetup(defaultConfig().SAGE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, opt := s.build()
+	s.step(m, opt)
+	r := profile.Run(func() {
+		for i := 0; i < 10; i++ {
+			s.step(m, opt)
+		}
+	})
+	t.Log("\n" + r.Table("self", 30))
 }

@@ -219,12 +219,31 @@ func (s *sim) mm(cache *sparseCache, f *feats, w *tn) *tn {
 	return out
 }
 
-// linear is features.linear: mm plus the bias when there is one.
+// linear is features.linear: mm plus the bias when there is one (nn's
+// affine, one AddMM, for dense features).
 func (s *sim) linear(cache *sparseCache, f *feats, w, b *tn) *tn {
+	if !f.sparse {
+		return s.affine(f.x, w, b)
+	}
 	y := s.mm(cache, f, w)
 	if b == nil {
 		return y
 	}
+	z := s.addBias(y, b)
+	s.drop(y)
+	return z
+}
+
+// affine is nn's affine: x w + b as one AddMM outside autocast, MatMul and
+// addBias inside it.
+func (s *sim) affine(x, w, b *tn) *tn {
+	if b == nil {
+		return s.matmul(x, w)
+	}
+	if s.ac == 0 {
+		return s.addmm(false, b, x, w)
+	}
+	y := s.matmul(x, w)
 	z := s.addBias(y, b)
 	s.drop(y)
 	return z
@@ -288,12 +307,11 @@ func (s *sim) forward(m *model, gs []lgraph, x *tn) *tn {
 			case "gat":
 				return s.gatLayer(m, l, gs[l], h)
 			}
-			out := s.sageLayer(m, l, gs[l], h)
+			out := s.sageLayer(m, l, gs[l], h, !last)
 			if !last {
-				r := s.unary("ReLU", out)
+				r := s.dropout(out, c.Dropout)
 				s.drop(out)
-				out = s.dropout(r, c.Dropout)
-				s.drop(r)
+				out = r
 			}
 			return out
 		}
@@ -378,8 +396,9 @@ func (m *model) inputDensity(l int) float64 {
 	return 1
 }
 
-// sageLayer is SAGEConv.Forward (nn/sageconv.go).
-func (s *sim) sageLayer(m *model, l int, g lgraph, x *tn) *tn {
+// sageLayer is SAGEConv.forward (nn/sageconv.go), followed by ReLU when
+// relu is set (fused into the output's AddMM when the layer fuses).
+func (s *sim) sageLayer(m *model, l int, g lgraph, x *tn, relu bool) *tn {
 	c, lp, cache := m.c, m.layers[l], m.caches[l]
 	var drop float32
 	if l == 0 {
@@ -387,7 +406,8 @@ func (s *sim) sageLayer(m *model, l int, g lgraph, x *tn) *tn {
 	}
 	in := s.input(m, l, x, drop, m.inputDensity(l))
 	linFirst := lp.in > lp.out
-	var neigh *tn
+	// neighIn: the aggregate still to be multiplied by fc_neigh's weight.
+	var neigh, neighIn *tn
 	switch c.Aggregator {
 	case "mean", "gcn":
 		var src *tn
@@ -411,33 +431,61 @@ func (s *sim) sageLayer(m *model, l int, g lgraph, x *tn) *tn {
 		}
 		s.drop(src)
 		if !linFirst {
-			n2 := s.matmul(neigh, lp.fcNeigh)
-			s.drop(neigh)
-			neigh = n2
+			neigh, neighIn = nil, neigh
 		}
 	case "pool":
 		y := s.linear(cache, in, lp.fcPool, lp.fcPoolBias)
 		src := s.unary("ReLU", y)
 		s.drop(y)
-		mx := s.spmm(g.nd, src, nil, "max")
+		neighIn = s.spmm(g.nd, src, nil, "max")
 		s.drop(src)
-		neigh = s.matmul(mx, lp.fcNeigh)
-		s.drop(mx)
 	}
-	rst := neigh
-	if lp.fcSelf != nil {
+	bias := lp.bias
+	var rst *tn
+	switch {
+	case lp.fcSelf != nil:
 		self := s.rows(in, g.nd)
 		s.release(in)
 		in = nil
+		if neighIn != nil && !self.sparse && s.ac == 0 {
+			if bias != nil {
+				rst = s.addmm(relu, bias, self.x, lp.fcSelf, neighIn, lp.fcNeigh)
+			} else {
+				ms := s.matmul(self.x, lp.fcSelf)
+				rst = s.addmm(relu, ms, neighIn, lp.fcNeigh)
+				s.drop(ms)
+			}
+			s.release(self)
+			s.drop(neighIn)
+			return rst
+		}
+		if neigh == nil {
+			neigh = s.matmul(neighIn, lp.fcNeigh)
+			s.drop(neighIn)
+		}
 		sl := s.linear(cache, self, lp.fcSelf, nil)
 		s.release(self)
 		rst = s.add(sl, neigh)
 		s.drop(sl, neigh)
+	case neigh == nil:
+		rst = s.affine(neighIn, lp.fcNeigh, bias)
+		s.drop(neighIn)
+		bias = nil
+	default:
+		rst = neigh
 	}
 	s.release(in)
-	out := s.addBias(rst, lp.bias)
-	s.drop(rst)
-	return out
+	if bias != nil {
+		out := s.addBias(rst, bias)
+		s.drop(rst)
+		rst = out
+	}
+	if relu {
+		r := s.unary("ReLU", rst)
+		s.drop(rst)
+		rst = r
+	}
+	return rst
 }
 
 // addBias is nn's addBias: under autocast a low y keeps its dtype, the bias

@@ -199,6 +199,62 @@ func (s *sim) matmul(a0, b0 *tn) *tn {
 	return res
 }
 
+// addmm is tensor.AddMM (AddMMReLU when relu) of c and the (a, b) pairs:
+// outside autocast with float32 operands one (M, N) output and, in
+// backward, each input's gradient (c's shares g when c is (M, N)), the
+// ReLU's masked gradient a temporary; otherwise the Adds of MatMuls (and a
+// ReLU) it falls back to.
+func (s *sim) addmm(relu bool, c *tn, pairs ...*tn) *tn {
+	fused := s.ac == 0 && c.elem == f32
+	for _, t := range pairs {
+		fused = fused && t.elem == f32
+	}
+	if !fused {
+		out := s.keep(c)
+		for i := 0; i < len(pairs); i += 2 {
+			p := s.matmul(pairs[i], pairs[i+1])
+			o := s.add(out, p)
+			s.drop(out, p)
+			out = o
+		}
+		if relu {
+			r := s.unary("ReLU", out)
+			s.drop(out)
+			out = r
+		}
+		return out
+	}
+	op := "AddMM"
+	if relu {
+		op = "AddMMReLU"
+	}
+	s.begin(op)
+	out := s.outE(f32, pairs[0].shape[0], pairs[1].shape[1])
+	inputs := append([]*tn{c}, pairs...)
+	return s.settle(s.record(out, op, inputs, func(g *tn) []*tn {
+		grads := make([]*tn, len(inputs))
+		gm := g
+		if relu {
+			gm = s.gradE(f32, g.shape)
+		}
+		if c.rg {
+			grads[0] = s.sumTo(gm, c.shape)
+		}
+		for i := 0; i < len(pairs); i += 2 {
+			if pairs[i].rg {
+				grads[1+i] = s.gradE(f32, pairs[i].shape)
+			}
+			if pairs[i+1].rg {
+				grads[2+i] = s.gradE(f32, pairs[i+1].shape)
+			}
+		}
+		if relu {
+			s.unref(gm.b)
+		}
+		return grads
+	}))
+}
+
 // sumTo is the engine's sumTo: g itself when shapes agree, else a new
 // tensor of the target shape in g's dtype (a low g's general reduction goes
 // through float32 copies).

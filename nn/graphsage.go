@@ -133,9 +133,9 @@ func (m *GraphSAGE) ForwardGraphs(gs []graph.MessageGraph, x *tensor.Tensor) *te
 	for l, layer := range m.Layers {
 		last := l == len(m.Layers)-1
 		h = checkpointed(m.Checkpoint && !last, func(h *tensor.Tensor) *tensor.Tensor {
-			h = layer.Forward(gs[l], h)
+			h = layer.forward(gs[l], h, !last)
 			if !last {
-				h = m.dropout(tensor.ReLU(h), m.Dropout, m.gen)
+				h = m.dropout(h, m.Dropout, m.gen)
 			}
 			return h
 		}, h)

@@ -39,11 +39,20 @@ func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor {
 	if x.Dim() != 2 || x.Size(1) != l.InFeats {
 		panicf(ErrShape, "Linear.Forward", "input of shape %v does not fit in_features = %d", x.Shape(), l.InFeats)
 	}
-	y := tensor.MatMul(x, l.Weight)
-	if l.Bias != nil {
-		y = addBias(y, l.Bias)
+	return affine(x, l.Weight, l.Bias)
+}
+
+// affine returns x w + b for a bias b (F) or nil: one accumulating GEMM
+// (tensor.AddMM, as torch's F.linear uses addmm) outside autocast, the
+// product and addBias inside it.
+func affine(x, w, b *tensor.Tensor) *tensor.Tensor {
+	if b == nil {
+		return tensor.MatMul(x, w)
 	}
-	return y
+	if on, _ := tensor.AutocastState(); !on {
+		return tensor.AddMM(b, x, w)
+	}
+	return addBias(tensor.MatMul(x, w), b)
 }
 
 // addBias returns y + b for y (N, F) and a float32 bias b (F). Inside an

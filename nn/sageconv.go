@@ -106,11 +106,22 @@ func NewSAGEConv(o SAGEConvOptions) *SAGEConv {
 // are the first NumDstNodes rows of x. It panics with ErrShape when x does
 // not fit.
 func (c *SAGEConv) Forward(g graph.MessageGraph, x *tensor.Tensor) *tensor.Tensor {
+	return c.forward(g, x, false)
+}
+
+// forward is Forward followed by ReLU when relu is set (GraphSAGE's
+// hidden layers), fused into the output's accumulation where it can be
+// (tensor.AddMMReLU).
+func (c *SAGEConv) forward(g graph.MessageGraph, x *tensor.Tensor, relu bool) *tensor.Tensor {
 	checkInput("SAGEConv.Forward", g, x, c.InFeats)
 	adj := g.Adj()
 	in := c.input(x, c.FeatDrop, c.gen)
 	linFirst := c.InFeats > c.OutFeats
-	var neigh *tensor.Tensor
+	// neigh is the neighbour term; neighIn, when set instead, is the
+	// aggregate still to be multiplied by fc_neigh's weight, so that the
+	// self term, the bias and the neighbour term can accumulate in one
+	// output (tensor.AddMM) instead of three temporaries and two Adds.
+	var neigh, neighIn *tensor.Tensor
 	switch c.Aggregator {
 	case "mean", "gcn":
 		var src *tensor.Tensor
@@ -131,24 +142,53 @@ func (c *SAGEConv) Forward(g graph.MessageGraph, x *tensor.Tensor) *tensor.Tenso
 			neigh = tensor.Div(tensor.Add(sum, dstRows(g, src)), tensor.FromFloat32(div, len(div), 1))
 		}
 		if !linFirst {
-			neigh = c.FcNeigh.Forward(neigh)
+			neigh, neighIn = nil, neigh
 		}
 	case "pool":
 		src := tensor.ReLU(in.linear(c.FcPool))
-		neigh = c.FcNeigh.Forward(tensor.SpMM(adj, src, nil, "max"))
+		neighIn = tensor.SpMM(adj, src, nil, "max")
 	}
-	rst := neigh
+	var rst *tensor.Tensor
+	bias := c.Bias
+	self := in
 	if c.FcSelf != nil {
-		rst = tensor.Add(in.rows(g.NumDstNodes()).linear(c.FcSelf), neigh)
+		self = in.rows(g.NumDstNodes())
 	}
-	if c.Bias != nil {
-		rst = addBias(rst, c.Bias) // stays float16 / bfloat16 under autocast
+	autocast, _ := tensor.AutocastState()
+	switch {
+	case c.FcSelf != nil && neighIn != nil && self.sp == nil && !autocast:
+		addmm := tensor.AddMM
+		if relu && c.Activation == nil && c.Norm == nil {
+			addmm, relu = tensor.AddMMReLU, false
+		}
+		if bias != nil {
+			rst = addmm(bias, self.x, c.FcSelf.Weight, neighIn, c.FcNeigh.Weight)
+		} else {
+			rst = addmm(tensor.MatMul(self.x, c.FcSelf.Weight), neighIn, c.FcNeigh.Weight)
+		}
+		bias = nil
+	case c.FcSelf != nil:
+		if neigh == nil {
+			neigh = c.FcNeigh.Forward(neighIn)
+		}
+		rst = tensor.Add(self.linear(c.FcSelf), neigh)
+	case neigh == nil:
+		rst = affine(neighIn, c.FcNeigh.Weight, bias)
+		bias = nil
+	default:
+		rst = neigh
+	}
+	if bias != nil {
+		rst = addBias(rst, bias) // stays float16 / bfloat16 under autocast
 	}
 	if c.Activation != nil {
 		rst = c.Activation(rst)
 	}
 	if c.Norm != nil {
 		rst = c.Norm(rst)
+	}
+	if relu {
+		rst = tensor.ReLU(rst)
 	}
 	return rst
 }

@@ -154,9 +154,7 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 			}
 			if old := grads[in]; old != nil {
 				// A fresh sum: gi or old may be aliased by other entries.
-				sum := old.Clone()
-				addInPlace(sum, gi)
-				grads[in] = sum
+				grads[in] = sumFresh(old, gi)
 			} else {
 				grads[in] = gi
 			}
@@ -164,6 +162,20 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 		cur.node.backward = nil
 		cur.node.inputs = nil
 	}
+}
+
+// sumFresh returns a + b in a new tensor of a's dtype (same-shaped float
+// tensors; float32 on the CPU in one parallel pass).
+func sumFresh(a, b *Tensor) *Tensor {
+	if a.st.device == "cpu" && a.dtype == Float32 && b.dtype == Float32 && b.st.device == "cpu" {
+		out := New(Float32, a.shape...)
+		od, ad, bd := out.Float32s(), a.Float32s(), b.Float32s()
+		parallelFor(len(od), 1<<15, func(lo, hi int) { kernel2("Add", nil, od[lo:hi], ad[lo:hi], bd[lo:hi]) })
+		return out
+	}
+	sum := a.Clone()
+	addInPlace(sum, b)
+	return sum
 }
 
 // addInPlace does dst += src for same-shaped float tensors (a low-precision
@@ -175,7 +187,7 @@ func addInPlace(dst, src *Tensor) {
 	}
 	if dst.dtype == Float32 && src.dtype == Float32 {
 		d, s := dst.Float32s(), src.Float32s()
-		axpy(1, s, d)
+		parallelFor(len(d), 1<<15, func(lo, hi int) { addTo(s[lo:hi], d[lo:hi]) })
 		return
 	}
 	d, s := floatsOf(dst), floatsOf(src)

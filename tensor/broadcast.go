@@ -1,5 +1,7 @@
 package tensor
 
+import "runtime"
+
 // broadcastShapes returns the NumPy broadcast of shapes a and b, or panics
 // with ErrShape naming op and both shapes.
 func broadcastShapes(op string, a, b []int) []int {
@@ -89,10 +91,19 @@ func sumTo(g *Tensor, shape []int) *Tensor {
 	od, gd := out.Float32s(), g.Float32s()
 	// Common case: bias of shape (F) against (N, F).
 	if len(shape) == 1 && len(g.shape) == 2 && shape[0] == g.shape[1] {
-		f := shape[0]
-		for r := 0; r < g.shape[0]; r++ {
-			axpy(1, gd[r*f:(r+1)*f], od)
+		// Column bands on separate goroutines, rows in order within each:
+		// the same additions in the same order as one sequential loop.
+		f, rows := shape[0], g.shape[0]
+		band := f
+		if p := runtime.GOMAXPROCS(0); p > 1 && rows*f >= 1<<16 && f >= 16 {
+			band = (f/p + 7) &^ 7
 		}
+		parallelFor(f, band, func(lo, hi int) {
+			o := od[lo:hi]
+			for r := 0; r < rows; r++ {
+				addTo(gd[r*f+lo:r*f+hi], o)
+			}
+		})
 		return out
 	}
 	so := bstrides(shape, g.shape)

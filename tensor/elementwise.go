@@ -21,9 +21,7 @@ func binary(op string, a, b *Tensor, f func(x, y float32) float32) *Tensor {
 	switch {
 	case sameShape(a.shape, b.shape):
 		parallelFor(len(od), 1<<15, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				od[i] = f(ad[i], bd[i])
-			}
+			kernel2(op, f, od[lo:hi], ad[lo:hi], bd[lo:hi])
 		})
 	case b.n == 1:
 		y := bd[0]
@@ -32,12 +30,11 @@ func binary(op string, a, b *Tensor, f func(x, y float32) float32) *Tensor {
 		}
 	case sameShape(a.shape, shape) && len(b.shape) == 1 && len(shape) >= 1 && b.shape[0] == shape[len(shape)-1]:
 		f0 := b.shape[0]
-		for r := 0; r < len(od)/f0; r++ {
-			row, arow := od[r*f0:(r+1)*f0], ad[r*f0:(r+1)*f0]
-			for j := range row {
-				row[j] = f(arow[j], bd[j])
+		parallelFor(len(od)/f0, max(1, (1<<15)/f0), func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				kernel2(op, f, od[r*f0:(r+1)*f0], ad[r*f0:(r+1)*f0], bd)
 			}
-		}
+		})
 	default:
 		sa, sb := bstrides(a.shape, shape), bstrides(b.shape, shape)
 		bcastLoop(shape, sa, sb, func(o, ai, bi, n, as, bs int) {
@@ -47,6 +44,31 @@ func binary(op string, a, b *Tensor, f func(x, y float32) float32) *Tensor {
 		})
 	}
 	return out
+}
+
+// kernel2 sets od[i] = f(ad[i], bd[i]) for float32 slices of od's length,
+// with direct loops for Add, Sub and Mul (a call per element costs more than
+// the arithmetic).
+func kernel2(op string, f func(x, y float32) float32, od, ad, bd []float32) {
+	ad, bd = ad[:len(od)], bd[:len(od)]
+	switch op {
+	case "Add":
+		for i := range od {
+			od[i] = ad[i] + bd[i]
+		}
+	case "Sub":
+		for i := range od {
+			od[i] = ad[i] - bd[i]
+		}
+	case "Mul":
+		for i := range od {
+			od[i] = ad[i] * bd[i]
+		}
+	default:
+		for i := range od {
+			od[i] = f(ad[i], bd[i])
+		}
+	}
 }
 
 // Add returns a + b with NumPy broadcasting. Float tensors of any float
@@ -207,12 +229,15 @@ func ReLU(x *Tensor) *Tensor {
 	if d := deviceOf("ReLU", x); d != "cpu" {
 		return cudaActivation("ReLU", x, 0)
 	}
+	if x.dtype == Float32 {
+		return reluF32(x)
+	}
 	return elementwise("ReLU", x,
 		func(v float32) float32 {
-			if v > 0 {
-				return v
+			if v <= 0 {
+				return 0
 			}
-			return 0
+			return v // NaN stays NaN, as in torch
 		},
 		func(x, _ float32) float32 {
 			if x > 0 {
@@ -220,6 +245,54 @@ func ReLU(x *Tensor) *Tensor {
 			}
 			return 0
 		})
+}
+
+// b2u32 is 1 for true and 0 for false.
+func b2u32(b bool) uint32 {
+	var u uint32
+	if b {
+		u = 1
+	}
+	return u
+}
+
+// reluF32 is ReLU of a float32 tensor with direct loops: the output and
+// the gradient are zero where the output is not positive.
+func reluF32(x *Tensor) *Tensor {
+	out := Zeros(x.shape...)
+	od, xd := out.Float32s(), x.Float32s()
+	parallelFor(len(od), 1<<15, func(lo, hi int) {
+		o := od[lo:hi]
+		for i, v := range xd[lo:hi] {
+			o[i] = max(v, 0) // branch-free; NaN stays NaN, as in torch
+		}
+	})
+	return record(out, "ReLU", []*Tensor{x}, func(g *Tensor) []*Tensor {
+		if g.dtype != Float32 {
+			return []*Tensor{unaryGrad(g, x, out, func(x, _ float32) float32 {
+				if x > 0 {
+					return 1
+				}
+				return 0
+			})}
+		}
+		return []*Tensor{reluGrad(g, od)}
+	})
+}
+
+// reluGrad returns g where the ReLU output y is positive and 0 elsewhere
+// (g float32 of y's length).
+func reluGrad(g *Tensor, y []float32) *Tensor {
+	gx := New(Float32, g.shape...)
+	gd, gxd := g.Float32s(), gx.Float32s()
+	parallelFor(len(gxd), 1<<15, func(lo, hi int) {
+		o, gi := gxd[lo:hi], gd[lo:hi]
+		for i, v := range y[lo:hi] {
+			// Keep g where y > 0 without a branch (the signs are random).
+			o[i] = math.Float32frombits(math.Float32bits(gi[i]) & -b2u32(v > 0))
+		}
+	})
+	return gx
 }
 
 // LeakyReLU returns x for x > 0 and slope*x otherwise (PyTorch's default

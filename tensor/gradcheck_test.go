@@ -88,6 +88,12 @@ func TestGradElementwise(t *testing.T) {
 
 func TestGradDense(t *testing.T) {
 	gradCheck(t, "MatMul", func(in []*Tensor) *Tensor { return MatMul(in[0], in[1]) }, randT(1, 3, 4), randT(2, 4, 5))
+	gradCheck(t, "AddMM bias", func(in []*Tensor) *Tensor { return AddMM(in[0], in[1], in[2]) }, randT(17, 5), randT(1, 3, 4), randT(2, 4, 5))
+	gradCheck(t, "AddMM full", func(in []*Tensor) *Tensor { return AddMM(in[0], in[1], in[2]) }, randT(18, 3, 5), randT(1, 3, 4), randT(2, 4, 5))
+	gradCheck(t, "AddMM pairs", func(in []*Tensor) *Tensor { return AddMM(in[0], in[1], in[2], in[3], in[4]) },
+		randT(17, 5), randT(1, 3, 4), randT(2, 4, 5), randT(19, 3, 2), randT(20, 2, 5))
+	gradCheck(t, "AddMMReLU", func(in []*Tensor) *Tensor { return AddMMReLU(in[0], in[1], in[2], in[3], in[4]) },
+		randT(17, 5), randT(1, 3, 4), randT(2, 4, 5), randT(19, 3, 2), randT(20, 2, 5))
 	gradCheck(t, "Transpose", func(in []*Tensor) *Tensor { return Transpose(in[0]) }, randT(3, 3, 4))
 	gradCheck(t, "Sum", func(in []*Tensor) *Tensor { return Sum(in[0]) }, randT(4, 3, 4))
 	gradCheck(t, "Mean", func(in []*Tensor) *Tensor { return Mean(in[0]) }, randT(5, 3, 4))

@@ -111,3 +111,115 @@ func checkMatMulShapes(a, b *Tensor) {
 			a.shape, b.shape, a.shape[1], b.shape[0])
 	}
 }
+
+// AddMM returns c + a @ b (torch.addmm with beta = alpha = 1): a (M, K) and
+// b (K, N) as in MatMul, c (M, N) or (N) (a bias row added to every row),
+// -> (M, N). more holds further (a, b) pairs, each (M, K_i) and (K_i, N),
+// whose products are added too: c + a@b + more[0]@more[1] + ... (GraphSAGE's
+// self and neighbour terms plus bias in one output).
+//
+// For float32 operands on the CPU outside autocast it copies c into the
+// output and runs one accumulating GEMM per pair, which saves the passes
+// and the (M, N) temporaries of separate Adds; nn.Linear and nn.SAGEConv
+// use it. Otherwise (autocast, float16 / bfloat16 operands, a GPU) it is
+// the sum of Add and MatMul with those ops' dtype rules. Gradients: c gets
+// g (summed over rows for a bias), each a gets g @ b^T, each b a^T @ g.
+// Panics as MatMul does for each pair, with ErrShape when c is neither
+// (M, N) nor (N), a pair's product is not (M, N) or more has odd length.
+func AddMM(c, a, b *Tensor, more ...*Tensor) *Tensor {
+	defer hookOp("AddMM")()
+	return addMM("AddMM", false, c, a, b, more)
+}
+
+// AddMMReLU returns ReLU(AddMM(c, a, b, more...)) (torch's
+// _addmm_activation, which fuses the bias, the products and the ReLU): in
+// the fused case the ReLU is applied to the output in place and its
+// gradient mask is taken from it, saving the (M, N) temporary and pass of
+// a separate ReLU. Shapes, dtypes and panics as AddMM.
+func AddMMReLU(c, a, b *Tensor, more ...*Tensor) *Tensor {
+	defer hookOp("AddMMReLU")()
+	return addMM("AddMMReLU", true, c, a, b, more)
+}
+
+// addMM is AddMM, followed by ReLU when relu is set.
+func addMM(op string, relu bool, c, a, b *Tensor, more []*Tensor) *Tensor {
+	if len(more)%2 != 0 {
+		panicf(ErrShape, op, "more must hold (a, b) pairs, got %d tensors", len(more))
+	}
+	pairs := append([]*Tensor{a, b}, more...)
+	fused := !autocastOn() && c.dtype == Float32 && deviceOf(op, pairs...) == "cpu" && deviceOf(op, c, a) == "cpu"
+	for _, t := range pairs {
+		fused = fused && t.dtype == Float32
+	}
+	if !fused {
+		out := c
+		for i := 0; i < len(pairs); i += 2 {
+			out = Add(out, MatMul(pairs[i], pairs[i+1]))
+		}
+		if relu {
+			out = ReLU(out)
+		}
+		return out
+	}
+	m, n := a.shape[0], 0
+	for i := 0; i < len(pairs); i += 2 {
+		checkMatMulShapes(pairs[i], pairs[i+1])
+		if i == 0 {
+			n = b.shape[1]
+		} else if pairs[i].shape[0] != m || pairs[i+1].shape[1] != n {
+			panicf(ErrShape, op, "pair %d: %v @ %v is not (%d, %d)", i/2, pairs[i].shape, pairs[i+1].shape, m, n)
+		}
+	}
+	row := len(c.shape) == 1 && c.shape[0] == n
+	if !row && !sameShape(c.shape, []int{m, n}) {
+		panicf(ErrShape, op, "c has shape %v; want (%d, %d) or (%d) to add to a %v @ b %v", c.shape, m, n, n, a.shape, b.shape)
+	}
+	out := New(Float32, m, n)
+	od, cd := out.Float32s(), c.Float32s()
+	if row {
+		parallelFor(m, max(1, (1<<15)/max(n, 1)), func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				copy(od[r*n:(r+1)*n], cd)
+			}
+		})
+	} else {
+		parallelFor(m*n, 1<<16, func(lo, hi int) { copy(od[lo:hi], cd[lo:hi]) })
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		x, w := pairs[i], pairs[i+1]
+		k := x.shape[1]
+		sgemm(false, false, m, n, k, 1, x.Float32s(), k, w.Float32s(), n, 1, od, n)
+	}
+	if relu {
+		parallelFor(len(od), 1<<15, func(lo, hi int) {
+			o := od[lo:hi]
+			for i, v := range o {
+				o[i] = max(v, 0)
+			}
+		})
+	}
+	return record(out, op, append([]*Tensor{c}, pairs...), func(g *Tensor) []*Tensor {
+		grads := make([]*Tensor, 1+len(pairs))
+		if relu {
+			g = reluGrad(g, od)
+		}
+		if c.requiresGrad {
+			grads[0] = sumTo(g, c.shape)
+		}
+		for i := 0; i < len(pairs); i += 2 {
+			x, w := pairs[i], pairs[i+1]
+			k := x.shape[1]
+			if x.requiresGrad { // g @ w^T : (M, K)
+				gx := New(Float32, m, k)
+				sgemm(false, true, m, k, n, 1, g.Float32s(), n, w.Float32s(), n, 0, gx.Float32s(), k)
+				grads[1+i] = gx
+			}
+			if w.requiresGrad { // x^T @ g : (K, N)
+				gw := New(Float32, k, n)
+				sgemm(true, false, k, n, m, 1, x.Float32s(), k, g.Float32s(), n, 0, gw.Float32s(), n)
+				grads[2+i] = gw
+			}
+		}
+		return grads
+	})
+}

@@ -194,9 +194,7 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 			case reduce == "max":
 				spmmMaxRow(adj, ud, ed, f, h, p0, p1, row, arg[d*f:(d+1)*f])
 			case ed == nil:
-				for _, s := range adj.Indices[p0:p1] {
-					addTo(ud[s*int64(f):(s+1)*int64(f)], row)
-				}
+				sumRowsTo(ud, adj.Indices[p0:p1], f, row)
 			default:
 				for p := p0; p < p1; p++ {
 					s := adj.Indices[p]

@@ -174,3 +174,72 @@ func TestHugeShapesAreRefused(t *testing.T) {
 		t.Errorf("4 TiB tensor: %v", err)
 	}
 }
+
+// TestAddMMMatchesAddMatMul checks the fused c + a @ b against the two
+// ops it replaces, for a bias row and a full c, on sizes the GEMM splits
+// over goroutines, and that a bad c names its shape.
+func TestAddMMMatchesAddMatMul(t *testing.T) {
+	gen := NewGenerator(5)
+	a, b := Rand(gen, -1, 1, 300, 70), Rand(gen, -1, 1, 70, 40)
+	for _, c := range []*Tensor{Rand(gen, -1, 1, 40), Rand(gen, -1, 1, 300, 40)} {
+		got, want := AddMM(c, a, b).Float32s(), Add(c, MatMul(a, b)).Float32s()
+		for i := range want {
+			if d := got[i] - want[i]; d > 1e-4 || d < -1e-4 {
+				t.Fatalf("c %v: element %d: AddMM %v, Add(MatMul) %v", c.Shape(), i, got[i], want[i])
+			}
+		}
+	}
+	err := Catch(func() { AddMM(Zeros(300), a, b) })
+	if !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "c has shape [300]") {
+		t.Fatalf("AddMM with a bad c: %v", err)
+	}
+}
+
+// TestAddMMPairs checks c + a@b + a2@b2 against Adds of MatMuls and that
+// an odd number of extra operands is refused.
+func TestAddMMPairs(t *testing.T) {
+	gen := NewGenerator(6)
+	c, a, b := Rand(gen, -1, 1, 40), Rand(gen, -1, 1, 300, 70), Rand(gen, -1, 1, 70, 40)
+	a2, b2 := Rand(gen, -1, 1, 300, 9), Rand(gen, -1, 1, 9, 40)
+	got := AddMM(c, a, b, a2, b2).Float32s()
+	want := Add(Add(c, MatMul(a, b)), MatMul(a2, b2)).Float32s()
+	for i := range want {
+		if d := got[i] - want[i]; d > 1e-4 || d < -1e-4 {
+			t.Fatalf("element %d: AddMM %v, Adds %v", i, got[i], want[i])
+		}
+	}
+	if err := Catch(func() { AddMM(c, a, b, a2) }); !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "pairs") {
+		t.Fatalf("odd pairs: %v", err)
+	}
+	if err := Catch(func() { AddMM(c, a, b, b2, b2) }); !errors.Is(err, ErrShape) {
+		t.Fatalf("bad pair: %v", err)
+	}
+}
+
+// TestAddMMReLUMatchesReLU checks the fused activation against ReLU of
+// AddMM, values and gradients.
+func TestAddMMReLUMatchesReLU(t *testing.T) {
+	gen := NewGenerator(7)
+	mk := func() []*Tensor {
+		g := NewGenerator(8)
+		ts := []*Tensor{Rand(g, -1, 1, 40), Rand(g, -1, 1, 300, 70), Rand(g, -1, 1, 70, 40)}
+		for _, x := range ts {
+			x.SetRequiresGrad(true)
+		}
+		return ts
+	}
+	w := Rand(gen, -1, 1, 300, 40)
+	p, q := mk(), mk()
+	y1, y2 := AddMMReLU(p[0], p[1], p[2]), ReLU(AddMM(q[0], q[1], q[2]))
+	Sum(Mul(y1, w)).Backward()
+	Sum(Mul(y2, w)).Backward()
+	pairs := [][2]*Tensor{{y1, y2}, {p[0].Grad(), q[0].Grad()}, {p[1].Grad(), q[1].Grad()}, {p[2].Grad(), q[2].Grad()}}
+	for k, pr := range pairs {
+		a, b := pr[0].Float32s(), pr[1].Float32s()
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("pair %d element %d: fused %v, separate %v", k, i, a[i], b[i])
+			}
+		}
+	}
+}
