@@ -13,8 +13,11 @@ type State struct {
 // tensor.BFloat16), as `with torch.autocast(device_type, dtype=dt):`, and
 // restores the previous state when f returns or panics. Regions nest: an
 // inner region's dtype applies inside it. It panics with ErrOption when dt
-// is not Float16 or BFloat16.
+// is not Float16 or BFloat16 or f is nil.
 func Autocast(dt tensor.DType, f func()) {
+	if f == nil {
+		panicf(ErrOption, "Autocast", "f, the function to run with autocast on, is nil")
+	}
 	prev := Enable(dt)
 	defer Restore(prev)
 	f()
