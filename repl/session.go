@@ -14,9 +14,11 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gnnrepl/gnnrepl/builtins"
@@ -84,7 +86,8 @@ type Session struct {
 
 	mu     sync.Mutex // held by Eval, Reset, Vars
 	in     *interp.Interpreter
-	zombie *execution // an interrupted run still inside compiled code
+	zombie atomic.Pointer[execution] // an interrupted run still inside compiled code (set and cleared under mu)
+	at     atomic.Int64              // position of the top-level statement running (markStmts), line<<20 | column
 
 	nmu         sync.Mutex        // guards the tables below
 	names       map[string]string // session-declared name -> "var", "const", "func", "type"
@@ -149,7 +152,7 @@ func (s *Session) init() error {
 			return fmt.Errorf("repl: loading symbols: %w", err)
 		}
 	}
-	if err := s.in.Use(interp.Exports{rtKey: {"GoPanic": reflect.ValueOf(s.goPanic)}}); err != nil {
+	if err := s.in.Use(interp.Exports{rtKey: {"GoPanic": reflect.ValueOf(s.goPanic), "Results": reflect.ValueOf(results), "At": reflect.ValueOf(s.atStmt)}}); err != nil {
 		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
 	s.nmu.Lock()
@@ -174,15 +177,32 @@ func (s *Session) init() error {
 func (s *Session) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.zombie != nil {
+	if z := s.zombie.Load(); z != nil {
 		select {
-		case <-s.zombie.fin:
-			s.zombie = nil
+		case <-z.fin:
+			s.zombie.Store(nil)
 		default:
 			return ErrBusy
 		}
 	}
 	return s.init()
+}
+
+// Busy reports whether an interrupted evaluation is still running a
+// compiled call that does not poll runctx (InterruptedError.StillRunning):
+// the next Eval would wait for that call to return. It does not block, and
+// may be called while an Eval runs.
+func (s *Session) Busy() bool {
+	z := s.zombie.Load()
+	if z == nil {
+		return false
+	}
+	select {
+	case <-z.fin:
+		return false
+	default:
+		return true
+	}
 }
 
 // Eval evaluates a cell named "input" in errors; see EvalSource.
@@ -204,10 +224,10 @@ func (s *Session) Eval(ctx context.Context, src string) (Result, error) {
 func (s *Session) EvalSource(ctx context.Context, name, src string) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.zombie != nil {
+	if z := s.zombie.Load(); z != nil {
 		select {
-		case <-s.zombie.fin:
-			s.zombie = nil
+		case <-z.fin:
+			s.zombie.Store(nil)
 		case <-ctx.Done():
 			return Result{}, ErrBusy
 		}
@@ -273,6 +293,11 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		}
 		s.guardGoStmts(f)
 		splitTupleAssigns(f)
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" && fd.Body != nil {
+				fd.Body.List = markStmts(fset, fd.Body.List)
+			}
+		}
 		if _, err := s.compileRun(ctx, f, src); err != nil {
 			return Result{}, err
 		}
@@ -293,6 +318,13 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		s.guardGoStmts(f)
 		splitTupleAssigns(f)
 		if _, err := s.compileRun(ctx, f, src); err != nil {
+			if body := varsOnly(f, err); body != nil {
+				// yaegi cannot initialize a package-level var from a
+				// variable of another cell ("variable definition loop");
+				// as statements of the cell's main they work.
+				body.List = markStmts(fset, body.List)
+				return s.evalStmts(ctx, body, src, false)
+			}
 			return Result{}, err
 		}
 		s.record(f)
@@ -308,7 +340,32 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 	body := f.Decls[0].(*ast.FuncDecl).Body
 	s.guardGoStmts(body)
 	splitTupleAssigns(body)
+	wrapTupleBlocks(body.List)
+	body.List = markStmts(fset, body.List)
 	return s.evalStmts(ctx, body, src, last)
+}
+
+// varsOnly returns the declarations of f as the statements of a block when
+// f declares only variables and compiling it failed with yaegi's "variable
+// definition loop"; otherwise nil.
+func varsOnly(f *ast.File, err error) *ast.BlockStmt {
+	if !varsOnlyError(err) || len(f.Decls) == 0 {
+		return nil
+	}
+	body := &ast.BlockStmt{Lbrace: f.Decls[0].Pos(), Rbrace: f.End()}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			return nil
+		}
+		body.List = append(body.List, &ast.DeclStmt{Decl: g})
+	}
+	return body
+}
+
+func varsOnlyError(err error) bool {
+	var ce *CompileError
+	return errors.As(err, &ce) && ce.Msg == "variable definition loop"
 }
 
 // evalStmts runs a statement unit and, when it is the cell's last unit and
@@ -351,7 +408,24 @@ func (s *Session) evalStmts(ctx context.Context, body *ast.BlockStmt, src string
 			list = list[len(list)-1:]
 			nout, printCall, _ = s.results(ctx, body.Lbrace, call)
 		}
-		if nout > 1 && !printCall {
+		switch {
+		case nout < 0:
+			// The count is unknown (the function is itself computed by a
+			// call): yaegi's value of a call statement that returns
+			// nothing is a stale frame slot (another variable's value), so
+			// the results are passed through the runtime's Results, which
+			// does not compile for a call with no results.
+			wrapped := append(list[:len(list)-1:len(list)-1], collectAll(call))
+			if prog, err := s.compileFix(ctx, &ast.BlockStmt{Lbrace: body.Lbrace, List: wrapped, Rbrace: body.Rbrace}, src); err == nil {
+				v, err := s.run(ctx, prog)
+				if err != nil {
+					return Result{}, err
+				}
+				s.recordStmts(list)
+				return multiResult(v, printCall), nil
+			}
+			nout = 0 // no results, or the cell does not compile: the plain statement says which
+		case nout > 1 && !printCall:
 			list = append(list[:len(list)-1:len(list)-1], collectResults(call, nout))
 		}
 	}
@@ -367,9 +441,20 @@ func (s *Session) evalStmts(ctx context.Context, body *ast.BlockStmt, src string
 	case nout == 1:
 		return Result{Text: Format(v), Values: []reflect.Value{v}}, nil
 	}
+	return multiResult(v, false), nil
+}
+
+// multiResult is the display of v, the []interface{} of a call's results
+// made by collectResults or collectAll: one value shows as itself, several
+// as a comma-separated list whose last error, when not nil, is marked
+// "error: ". A print call shows nothing.
+func multiResult(v reflect.Value, printCall bool) Result {
+	if !v.IsValid() || printCall {
+		return Result{}
+	}
 	vals, ok := v.Interface().([]interface{})
 	if !ok {
-		return Result{Text: Format(v), Values: []reflect.Value{v}}, nil
+		return Result{Text: Format(v), Values: []reflect.Value{v}}
 	}
 	res := Result{}
 	texts := make([]string, len(vals))
@@ -378,8 +463,24 @@ func (s *Session) evalStmts(ctx context.Context, body *ast.BlockStmt, src string
 		res.Values = append(res.Values, rv)
 		texts[i] = Format(rv)
 	}
+	if n := len(vals); n > 1 {
+		if err, ok := vals[n-1].(error); ok && err != nil {
+			texts[n-1] = "error: " + texts[n-1]
+		}
+	}
 	res.Text = strings.Join(texts, ", ")
-	return res, nil
+	return res
+}
+
+// results is the session runtime's Results: a call's results as a slice.
+func results(v ...interface{}) []interface{} { return v }
+
+// collectAll returns the statement _gnnreplrt.Results(call), whose value
+// holds all results of call, however many.
+func collectAll(call *ast.CallExpr) ast.Stmt {
+	pos := call.Pos()
+	fun := &ast.SelectorExpr{X: &ast.Ident{NamePos: pos, Name: rtName}, Sel: &ast.Ident{NamePos: pos, Name: "Results"}}
+	return &ast.ExprStmt{X: &ast.CallExpr{Fun: fun, Lparen: pos, Args: []ast.Expr{call}, Rparen: call.End()}}
 }
 
 // collectResults returns the statement
@@ -422,8 +523,9 @@ var basicTypes = map[string]bool{
 // expression (which has no side effects when it is made of names,
 // selectors and indexes only) to read its type, and whether it is one of
 // fmt's Print functions. known is false when the function expression does
-// not compile yet (it names something the unit declares); n is then 1.
-// Conversions, builtins and calls of calls count as one result.
+// not compile yet (it names something the unit declares). n is -1 when
+// the count is unknown: the function expression has a call in it, or does
+// not compile. Conversions and builtins count as one result.
 func (s *Session) results(ctx context.Context, lbrace token.Pos, call *ast.CallExpr) (n int, printCall, known bool) {
 	fun := ast.Unparen(call.Fun)
 	if id, ok := fun.(*ast.Ident); ok && s.kind(id.Name) == "" {
@@ -452,15 +554,15 @@ func (s *Session) results(ctx context.Context, lbrace token.Pos, call *ast.CallE
 		return n, false, true
 	}
 	if !pure(fun) {
-		return 1, printCall, true
+		return -1, printCall, true
 	}
 	prog, err := s.compile(&ast.BlockStmt{Lbrace: lbrace, List: []ast.Stmt{&ast.ExprStmt{X: fun}}}, "")
 	if err != nil {
-		return 1, printCall, false
+		return -1, printCall, false
 	}
 	v, err := s.run(ctx, prog)
 	if err != nil || !v.IsValid() || v.Kind() != reflect.Func {
-		return 1, printCall, true
+		return -1, printCall, true
 	}
 	return v.Type().NumOut(), printCall, true
 }
@@ -486,16 +588,29 @@ func pure(e ast.Expr) bool {
 // statement unit as the end of input it is.
 func eofError(err error, closeLine int) error {
 	var ce *CompileError
-	if errors.As(err, &ce) && ce.Pos.Line >= closeLine {
+	if !errors.As(err, &ce) {
+		return err
+	}
+	if ce.Pos.Line >= closeLine {
 		ce.Msg = strings.Replace(ce.Msg, "found '}'", "found end of input", 1)
 		ce.Pos.Line, ce.Pos.Column = closeLine-1, 0
 	}
+	more := ce.More[:0]
+	for _, m := range ce.More { // drop the errors about the closing line the session added
+		if p := posPrefix.FindStringSubmatch(m); p != nil {
+			if line, _ := strconv.Atoi(p[2]); line >= closeLine {
+				continue
+			}
+		}
+		more = append(more, m)
+	}
+	ce.More = more
 	return err
 }
 
 // compileRun compiles and runs one unit.
 func (s *Session) compileRun(ctx context.Context, n ast.Node, src string) (reflect.Value, error) {
-	prog, err := s.compile(n, src)
+	prog, err := s.compileFix(ctx, n, src)
 	if err != nil {
 		return reflect.Value{}, err
 	}
@@ -540,10 +655,75 @@ func hint(r any, src string) string {
 	return ""
 }
 
+// yaegi v0.16.1 prints, for every interpreted frame a panic unwinds, the
+// position of the frame's first statement, not of the statement that was
+// running. The session therefore marks the top-level statements of a cell
+// (and of a file's main function) so that the outermost frame names the
+// statement that panicked:
+//
+//	_gnnreplrt.At(line<<20 | column); statement
+//
+// Statements inside functions and loops are not marked (a call per
+// statement would slow interpreted loops), so the other frames keep
+// yaegi's positions, and fixFrames says so.
+
+// atStmt is the session runtime's At.
+func (s *Session) atStmt(pos int64) { s.at.Store(pos) }
+
+// markStmts returns list with an At call before each statement.
+func markStmts(fset *token.FileSet, list []ast.Stmt) []ast.Stmt {
+	out := make([]ast.Stmt, 0, 2*len(list))
+	for _, st := range list {
+		p := fset.Position(st.Pos())
+		if p.Line > 0 {
+			pos := st.Pos()
+			at := &ast.CallExpr{
+				Fun:    &ast.SelectorExpr{X: &ast.Ident{NamePos: pos, Name: rtName}, Sel: &ast.Ident{NamePos: pos, Name: "At"}},
+				Lparen: pos, Rparen: pos,
+				Args: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.FormatInt(int64(p.Line)<<20|int64(p.Column&(1<<20-1)), 10)}},
+			}
+			out = append(out, &ast.ExprStmt{X: at})
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+var framePos = regexp.MustCompile(`^(.*):(\d+):(\d+): (main(?:\.main)?\(\.\.\.\))$`)
+
+// fixFrames puts the position of the running top-level statement (at,
+// from markStmts) on the outermost frame of a panic's stack, and notes
+// that the positions of function frames are where those functions start.
+func fixFrames(frames []string, at int64) []string {
+	if len(frames) == 0 {
+		return frames
+	}
+	out := append([]string(nil), frames...)
+	last := len(out) - 1
+	if m := framePos.FindStringSubmatch(out[last]); m != nil && at > 0 {
+		out[last] = fmt.Sprintf("%s:%d:%d: %s", m[1], at>>20, at&(1<<20-1), m[4])
+	}
+	if len(out) > 1 {
+		out = append(out, "(the line of a function frame is its first statement: the interpreter does not record the line inside it)")
+	}
+	return out
+}
+
+// nilHint explains a nil pointer dereference, which yaegi reports as a
+// reflect error when a field is read through a nil pointer.
+func nilHint(v any) string {
+	msg := fmt.Sprint(v)
+	if strings.Contains(msg, "reflect.Value.Field on zero Value") || strings.Contains(msg, "nil pointer dereference") {
+		return "a nil pointer was dereferenced; if it came from a call that also returns an error (ds, err := ...), that error says why it is nil"
+	}
+	return ""
+}
+
 // run executes prog; see EvalSource for what an interrupt does.
 func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.at.Store(0)
 	s.trace.begin()
 	e := start(ctx, s.in, prog, runctx.Set)
 	select {
@@ -552,7 +732,7 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 		if e.stop != nil {
 			e.stop()
 		} else {
-			s.zombie = e
+			s.zombie.Store(e)
 			return reflect.Value{}, &InterruptedError{Cause: ctx.Err(), StillRunning: true}
 		}
 		t := time.NewTimer(s.opts.InterruptGrace)
@@ -562,7 +742,7 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 			s.trace.end()
 			return reflect.Value{}, interrupted(ctx)
 		case <-t.C:
-			s.zombie = e
+			s.zombie.Store(e)
 			return reflect.Value{}, &InterruptedError{Cause: ctx.Err(), StillRunning: true}
 		}
 	}
@@ -579,7 +759,7 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 		if rv, ok := val.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
 			val = rv.Interface() // interpreted panics carry a reflect.Value
 		}
-		return reflect.Value{}, &PanicError{Value: val, Stack: frames, GoStack: p.Stack}
+		return reflect.Value{}, &PanicError{Value: val, Stack: fixFrames(frames, s.at.Load()), GoStack: p.Stack, Hint: nilHint(val)}
 	}
 	return reflect.Value{}, compileError(e.err)
 }

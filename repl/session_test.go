@@ -360,6 +360,9 @@ func TestInterruptStillRunning(t *testing.T) {
 	if !errors.As(err, &ie) || !ie.StillRunning {
 		t.Fatalf("err = %v, want StillRunning", err)
 	}
+	if !s.Busy() {
+		t.Error("Busy() = false while the interrupted call runs")
+	}
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := s.Eval(done, "1"); !errors.Is(err, ErrBusy) {
@@ -371,6 +374,9 @@ func TestInterruptStillRunning(t *testing.T) {
 	close(blockRelease)
 	if got := eval(t, s, "40 + 2"); got != "42" {
 		t.Errorf("after the call finished: %q", got)
+	}
+	if s.Busy() {
+		t.Error("Busy() = true after the call finished")
 	}
 }
 

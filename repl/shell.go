@@ -201,9 +201,12 @@ func PrintError(w io.Writer, err error) {
 // final expressions are printed to out. It stops at the first error, which
 // it prints to errOut and returns; it returns nil at the end of in or at
 // :quit. Cancelling ctx interrupts the running evaluation and stops.
+//
+// Each cell is named "stdin" in errors, with the line numbers of the stream.
 func RunLines(ctx context.Context, s *Session, in io.Reader, out, errOut io.Writer) error {
 	r := bufio.NewReader(in)
 	var lines []string
+	next := 1 // the stream's line number of lines[0]
 	for {
 		line, readErr := r.ReadString('\n')
 		if readErr != nil && readErr != io.EOF {
@@ -216,9 +219,19 @@ func RunLines(ctx context.Context, s *Session, in io.Reader, out, errOut io.Writ
 		if status, _ := IsComplete(src); status == Incomplete && readErr == nil {
 			continue
 		}
+		first := next
+		next += len(lines)
 		lines = nil
 		if strings.TrimSpace(src) != "" {
-			res, err := evalOrCommand(ctx, s, src, out)
+			var res Result
+			var err error
+			if IsCommand(src) {
+				res, err = s.RunCommand(ctx, src, out)
+			} else {
+				// Blank lines before the cell put its positions on the
+				// stream's lines.
+				res, err = s.EvalSource(ctx, "stdin", strings.Repeat("\n", first-1)+src)
+			}
 			if errors.Is(err, ErrQuit) {
 				return nil
 			}

@@ -173,6 +173,9 @@ func script(args []string, stdin *os.File, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gnnrepl run: give a FILE, or - to read the script from stdin")
 		return 2
 	default:
+		if term.IsTerminal(int(stdin.Fd())) {
+			fmt.Fprintln(stderr, "gnnrepl run: reading the script from stdin; end it with Ctrl-D")
+		}
 		name = "stdin"
 		src, err = io.ReadAll(stdin)
 	}

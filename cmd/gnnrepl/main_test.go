@@ -127,6 +127,69 @@ func TestRunStdin(t *testing.T) {
 	}
 }
 
+// TestRunErrorLines: errors of scripts, given as a file, on stdin or piped
+// into the shell, name the script's line: a compile error, a panic at top
+// level (yaegi itself names the first statement of the cell), an
+// unterminated call at the end.
+func TestRunErrorLines(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"x := 1\nfor i := 0; i < 2; i++ {\n\tx += i\n}\n\ny := x + notDeclared\n", ":6:10: undefined: notDeclared"},
+		{"import \"strings\"\n\nfunc up(s string) string {\n\treturn strings.ToUpper(s)\n}\n\nx := up(\"a\")\nfmt.Println(x)\npanic(\"line 9\")\n", ":9:1: main(...)"},
+		{"package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n\tvar m map[string]int\n\tm[\"a\"] = 1\n}\n", ":8:2: main.main(...)"},
+		{"x := 1\nfmt.Println(x\n", ":2:14: missing ','"},
+	} {
+		path := filepath.Join(t.TempDir(), "s.go")
+		os.WriteFile(path, []byte(c.src), 0o644)
+		runs := map[string]*exec.Cmd{"file": command(t, "run", path), "stdin": command(t, "run", "-")}
+		if !strings.HasPrefix(c.src, "package") {
+			runs["shell"] = command(t)
+		}
+		for how, cmd := range runs {
+			if how != "file" {
+				cmd.Stdin = strings.NewReader(c.src)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if code := exitCode(cmd.Run()); code != 1 || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("%s %q: exit %d, stderr %q, want %q", how, c.src, code, stderr.String(), c.want)
+			}
+			if strings.Contains(stderr.String(), "found '}'") {
+				t.Errorf("%s %q: an error about the session's own closing brace: %q", how, c.src, stderr.String())
+			}
+		}
+	}
+}
+
+// TestRunStdinTerminal: `gnnrepl run` on a terminal asks for a FILE or "-",
+// and with "-" says that it reads the script from stdin.
+func TestRunStdinTerminal(t *testing.T) {
+	cmd := command(t, "run")
+	tty, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(tty) // EIO once the process has exited
+	tty.Close()
+	if code := exitCode(cmd.Wait()); code != 2 || !strings.Contains(string(out), "give a FILE, or - to read the script from stdin") {
+		t.Errorf("run on a terminal: exit %d, output %q", code, out)
+	}
+
+	cmd = command(t, "run", "-")
+	tty, err = pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	term := &terminal{t: t, tty: tty}
+	go io.Copy(term, tty)
+	term.expect("reading the script from stdin; end it with Ctrl-D")
+	tty.Write([]byte("fmt.Println(6 * 7)\n\x04"))
+	term.expect("42")
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("run - on a terminal: %v", err)
+	}
+}
+
 // TestPipedShell: the shell with a piped stdin reads lines without prompts,
 // prints values, and stops with status 1 at the first error.
 func TestPipedShell(t *testing.T) {
@@ -148,7 +211,8 @@ func TestPipedShell(t *testing.T) {
 	if code := exitCode(cmd.Run()); code != 1 {
 		t.Errorf("exit status %d, want 1", code)
 	}
-	if !strings.Contains(stderr.String(), "input:1:5: undefined: undefinedThing") || stdout.Len() != 0 {
+	// Positions are the stream's lines.
+	if !strings.Contains(stderr.String(), "stdin:2:5: undefined: undefinedThing") || stdout.Len() != 0 {
 		t.Errorf("stdout %q, stderr %q", stdout.String(), stderr.String())
 	}
 }
