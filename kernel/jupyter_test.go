@@ -67,6 +67,23 @@ func TestJupyterClient(t *testing.T) {
 	}
 }
 
+// TestJupyterNewUser runs testdata/jupyter_newuser_check.py: what the
+// new-user test found, through jupyter_client (error results, nil pointers,
+// no-value calls, top-level forms, and cells after interrupting a compiled
+// call that cannot be interrupted get a Busy reply at once).
+func TestJupyterNewUser(t *testing.T) {
+	needJupyter(t, "jupyter_client")
+	_, jp := buildKernelBinary(t, "gnnrepl-newuser")
+	out, err := runPython(t, jp, "testdata/jupyter_newuser_check.py", "gnnrepl-newuser")
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("jupyter_client check failed: %v", err)
+	}
+	if !strings.Contains(out, "all checks passed") {
+		t.Fatal("the check did not finish")
+	}
+}
+
 // runPython runs a Python script with jupyterPath on JUPYTER_PATH, bounded
 // by testTimeout; a kernel the script leaves behind cannot hang the test
 // (WaitDelay).

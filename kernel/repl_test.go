@@ -6,8 +6,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gnnrepl/gnnrepl/repl"
+	"github.com/traefik/yaegi/interp"
 )
 
 // startRepl starts a kernel on the real interpreter.
@@ -248,5 +250,58 @@ bar.Finish()`, nil)
 	}
 	if d := content(t, pub[1])["data"].(map[string]any); d["text/html"] != "<b>bold</b>" {
 		t.Errorf("first display %v", d)
+	}
+}
+
+// TestReplBusyAfterUninterruptibleCall: a cell interrupted inside a compiled
+// call that ignores the interrupt keeps running it; until the call returns,
+// every later cell is answered at once with a Busy error (not left waiting
+// without a reply), and afterwards cells run again.
+func TestReplBusyAfterUninterruptibleCall(t *testing.T) {
+	release := make(chan struct{})
+	opts := repl.DefaultOptions()
+	opts.InterruptGrace = 50 * time.Millisecond
+	opts.Symbols = append(opts.Symbols, interp.Exports{
+		"example.com/blocker/blocker": {"Wait": reflect.ValueOf(func() { <-release })},
+	})
+	rs, err := NewReplSession(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, c, _ := startKernel(t, rs, testKey)
+	c.execute(`import "example.com/blocker"`, nil)
+	id := c.send(c.shell, "execute_request", map[string]any{"code": "blocker.Wait()"})
+	c.waitIOPub(id, "execute_input")
+	for {
+		c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
+		select {
+		case m := <-c.shellCh:
+			if parentID(m) != id {
+				continue
+			}
+			if r := content(t, m); r["ename"] != "KeyboardInterrupt" || !strings.Contains(r["evalue"].(string), "cannot be interrupted") {
+				t.Errorf("interrupted reply %v", r)
+			}
+		case <-time.After(100 * time.Millisecond):
+			continue
+		}
+		break
+	}
+	for _, code := range []string{"1+1", "x := 2", ":time 1"} {
+		reply, _ := c.execute(code, nil)
+		if reply["status"] != "error" || reply["ename"] != "Busy" || !strings.Contains(reply["evalue"].(string), "restart the kernel") {
+			t.Errorf("%q while busy: %v", code, reply)
+		}
+	}
+	if reply, _ := c.execute(":vars", nil); reply["status"] != "ok" {
+		t.Errorf(":vars while busy: %v", reply)
+	}
+	close(release)
+	deadline := time.Now().Add(testTimeout)
+	for rs.Repl().Busy() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if reply, pub := c.execute("40+2", nil); reply["status"] != "ok" || content(t, pub[1])["data"].(map[string]any)["text/plain"] != "42" {
+		t.Errorf("after the call returned: %v", reply)
 	}
 }

@@ -69,6 +69,9 @@ func (r *ReplSession) Execute(ctx context.Context, code string, cio ExecIO) (map
 	r.err.set(cio.Stderr())
 	r.in.set(cio)
 	display.SetPublisher(display.FromCellIO(cio))
+	if r.s.Busy() && evaluates(code) {
+		return nil, errBusy
+	}
 	var res repl.Result
 	var err error
 	if repl.IsCommand(code) {
@@ -90,6 +93,9 @@ func (r *ReplSession) Execute(ctx context.Context, code string, cio ExecIO) (map
 func (r *ReplSession) EvalExpr(ctx context.Context, expr string) (map[string]any, error) {
 	if _, err := parser.ParseExpr(expr); err != nil {
 		return nil, &replError{name: "SyntaxError", err: fmt.Errorf("not an expression: %v", err)}
+	}
+	if r.s.Busy() {
+		return nil, errBusy
 	}
 	r.out.set(io.Discard)
 	r.err.set(io.Discard)
@@ -118,6 +124,26 @@ func (r *ReplSession) Inspect(code string, cursor, detailLevel int) (string, boo
 // IsComplete is repl.IsComplete.
 func (r *ReplSession) IsComplete(code string) (string, string) {
 	return repl.IsComplete(code)
+}
+
+// errBusy answers every cell while an interrupted cell is still inside a
+// compiled call that does not stop on interrupt (time.Sleep, a long BLAS
+// call): the session would otherwise wait for that call without a word.
+var errBusy = &replError{name: "Busy", err: errors.New("this cell did not run: an interrupted cell is still running a compiled call that cannot be interrupted " +
+	"(it stops when that call returns). Run the cell again later, or restart the kernel to stop it now")}
+
+// evaluates reports whether code runs Go in the session: a cell, or the
+// :time, :load and :reset commands (the other commands only read).
+func evaluates(code string) bool {
+	if !repl.IsCommand(code) {
+		return true
+	}
+	f := strings.Fields(code)
+	switch f[0] {
+	case ":time", ":load", ":reset":
+		return true
+	}
+	return false
 }
 
 // replError is a repl error with Jupyter's error fields.
@@ -152,6 +178,9 @@ func wrapReplError(err error) error {
 			return &replError{name: "InterpreterError", err: err}
 		}
 		return &replError{name: "Panic", err: err}
+	case errors.As(err, &ie) && ie.StillRunning:
+		return &replError{name: "KeyboardInterrupt", err: fmt.Errorf("%w: the cell is still inside a compiled call that cannot be interrupted; "+
+			"later cells report Busy until it returns (restart the kernel to stop it now)", repl.ErrInterrupted)}
 	case errors.As(err, &ie):
 		return &replError{name: "KeyboardInterrupt", err: err}
 	case errors.Is(err, repl.ErrBusy):
@@ -178,7 +207,7 @@ func resultBundle(res repl.Result) map[string]any {
 }
 
 // richBundle is display.Bundle of a value, without its text/plain; nil for
-// an invalid or unexported value, or when rendering panics.
+// an invalid or unexported value, a nil pointer, or when rendering panics.
 func richBundle(v reflect.Value) (out map[string]any) {
 	defer func() {
 		if recover() != nil {
@@ -187,6 +216,12 @@ func richBundle(v reflect.Value) (out map[string]any) {
 	}()
 	if !v.IsValid() || !v.CanInterface() {
 		return nil
+	}
+	for v.Kind() == reflect.Interface && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil // its methods are not called: the session's text says (T)(nil)
 	}
 	out = display.Bundle(v.Interface())
 	delete(out, "text/plain")
