@@ -234,19 +234,12 @@ func (s *sim) linear(cache *sparseCache, f *feats, w, b *tn) *tn {
 	return z
 }
 
-// affine is nn's affine: x w + b as one AddMM outside autocast, MatMul and
-// addBias inside it.
+// affine is nn's affine: x w + b as one AddMM.
 func (s *sim) affine(x, w, b *tn) *tn {
 	if b == nil {
 		return s.matmul(x, w)
 	}
-	if s.ac == 0 {
-		return s.addmm(false, b, x, w)
-	}
-	y := s.matmul(x, w)
-	z := s.addBias(y, b)
-	s.drop(y)
-	return z
+	return s.addmm(false, b, x, w)
 }
 
 // rows is features.rows(n): the first n rows (a block's destinations).
@@ -447,7 +440,7 @@ func (s *sim) sageLayer(m *model, l int, g lgraph, x *tn, relu bool) *tn {
 		self := s.rows(in, g.nd)
 		s.release(in)
 		in = nil
-		if neighIn != nil && !self.sparse && s.ac == 0 {
+		if neighIn != nil && !self.sparse {
 			if bias != nil {
 				rst = s.addmm(relu, bias, self.x, lp.fcSelf, neighIn, lp.fcNeigh)
 			} else {

@@ -164,21 +164,7 @@ func (s *sim) matmul(a0, b0 *tn) *tn {
 		s.tmp(blk * k * f32)
 		s.tmp(blk * n * f32)
 		back = func(g *tn) []*tn {
-			var ga, gb *tn
-			if a.rg {
-				ga = s.gradE(low, a.shape)
-				s.tmp(k * n * f32)
-				blk := rowBlock(max(n, k), m)
-				s.tmp(blk * n * f32)
-				s.tmp(blk * k * f32)
-			}
-			if b.rg {
-				s.tmp(k * n * f32)
-				blk := rowBlock(max(k, n), m)
-				s.tmp(blk * k * f32)
-				s.tmp(blk * n * f32)
-				gb = s.gradE(low, b.shape)
-			}
+			ga, gb := s.lowMatMulGrads(a, b, m, k, n)
 			return []*tn{ga, gb}
 		}
 	} else {
@@ -199,17 +185,33 @@ func (s *sim) matmul(a0, b0 *tn) *tn {
 	return res
 }
 
-// addmm is tensor.AddMM (AddMMReLU when relu) of c and the (a, b) pairs:
-// outside autocast with float32 operands one (M, N) output and, in
-// backward, each input's gradient (c's shares g when c is (M, N)), the
-// ReLU's masked gradient a temporary; otherwise the Adds of MatMuls (and a
-// ReLU) it falls back to.
+// addmm is tensor.AddMM (AddMMReLU when relu) of c and the (a, b) pairs,
+// cast to the autocast dtype inside a region. Float32 pairs and c: one
+// (M, N) output and, in backward, each input's gradient (c's shares g when
+// c is (M, N)), the ReLU's masked gradient a temporary. Low pairs (and c
+// low or autocast on): a low output, the widened weights and two float32
+// row blocks as temporaries, and low-precision product gradients. Other
+// mixes: the Adds of MatMuls (and a ReLU) it falls back to.
 func (s *sim) addmm(relu bool, c *tn, pairs ...*tn) *tn {
-	fused := s.ac == 0 && c.elem == f32
-	for _, t := range pairs {
-		fused = fused && t.elem == f32
+	if s.ac != 0 {
+		lowered := make([]*tn, len(pairs))
+		for i, t := range pairs {
+			lowered[i] = s.cast(t, s.ac)
+		}
+		defer s.drop(lowered...)
+		pairs = lowered
 	}
-	if !fused {
+	dt, same := pairs[0].elem, true
+	for _, t := range pairs {
+		same = same && t.elem == dt
+	}
+	var elem int64
+	switch {
+	case same && dt == f32 && c.elem == f32:
+		elem = f32
+	case same && dt == low && (c.elem == low || s.ac != 0):
+		elem = low
+	default:
 		out := s.keep(c)
 		for i := 0; i < len(pairs); i += 2 {
 			p := s.matmul(pairs[i], pairs[i+1])
@@ -229,23 +231,39 @@ func (s *sim) addmm(relu bool, c *tn, pairs ...*tn) *tn {
 		op = "AddMMReLU"
 	}
 	s.begin(op)
-	out := s.outE(f32, pairs[0].shape[0], pairs[1].shape[1])
+	m, n := pairs[0].shape[0], pairs[1].shape[1]
+	out := s.outE(elem, m, n)
+	if elem == low {
+		kmax := int64(0)
+		for i := 0; i < len(pairs); i += 2 {
+			s.tmp(pairs[i+1].numel() * f32) // the widened weight
+			kmax = max(kmax, pairs[i].shape[1])
+		}
+		blk := rowBlock(max(n, kmax), m)
+		s.tmp(blk * n * f32)
+		s.tmp(blk * kmax * f32)
+	}
 	inputs := append([]*tn{c}, pairs...)
 	return s.settle(s.record(out, op, inputs, func(g *tn) []*tn {
 		grads := make([]*tn, len(inputs))
 		gm := g
 		if relu {
-			gm = s.gradE(f32, g.shape)
+			gm = s.gradE(elem, g.shape)
 		}
 		if c.rg {
 			grads[0] = s.sumTo(gm, c.shape)
 		}
 		for i := 0; i < len(pairs); i += 2 {
-			if pairs[i].rg {
-				grads[1+i] = s.gradE(f32, pairs[i].shape)
+			x, w := pairs[i], pairs[i+1]
+			if elem == low {
+				grads[1+i], grads[2+i] = s.lowMatMulGrads(x, w, m, x.shape[1], n)
+				continue
 			}
-			if pairs[i+1].rg {
-				grads[2+i] = s.gradE(f32, pairs[i+1].shape)
+			if x.rg {
+				grads[1+i] = s.gradE(f32, x.shape)
+			}
+			if w.rg {
+				grads[2+i] = s.gradE(f32, w.shape)
 			}
 		}
 		if relu {
@@ -253,6 +271,27 @@ func (s *sim) addmm(relu bool, c *tn, pairs ...*tn) *tn {
 		}
 		return grads
 	}))
+}
+
+// lowMatMulGrads is the backward of a low-precision product a (m, k) @
+// b (k, n) (tensor's lowRowsTimes and lowATB): each gradient goes through
+// the widened other operand and float32 row blocks.
+func (s *sim) lowMatMulGrads(a, b *tn, m, k, n int64) (ga, gb *tn) {
+	if a.rg {
+		ga = s.gradE(low, a.shape)
+		s.tmp(k * n * f32)
+		blk := rowBlock(max(n, k), m)
+		s.tmp(blk * n * f32)
+		s.tmp(blk * k * f32)
+	}
+	if b.rg {
+		s.tmp(k * n * f32)
+		blk := rowBlock(max(k, n), m)
+		s.tmp(blk * k * f32)
+		s.tmp(blk * n * f32)
+		gb = s.gradE(low, b.shape)
+	}
+	return ga, gb
 }
 
 // sumTo is the engine's sumTo: g itself when shapes agree, else a new

@@ -43,16 +43,13 @@ func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor {
 }
 
 // affine returns x w + b for a bias b (F) or nil: one accumulating GEMM
-// (tensor.AddMM, as torch's F.linear uses addmm) outside autocast, the
-// product and addBias inside it.
+// (tensor.AddMM, as torch's F.linear uses addmm; under autocast its
+// result has the autocast dtype, as addBias's does).
 func affine(x, w, b *tensor.Tensor) *tensor.Tensor {
 	if b == nil {
 		return tensor.MatMul(x, w)
 	}
-	if on, _ := tensor.AutocastState(); !on {
-		return tensor.AddMM(b, x, w)
-	}
-	return addBias(tensor.MatMul(x, w), b)
+	return tensor.AddMM(b, x, w)
 }
 
 // addBias returns y + b for y (N, F) and a float32 bias b (F). Inside an

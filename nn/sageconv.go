@@ -154,9 +154,8 @@ func (c *SAGEConv) forward(g graph.MessageGraph, x *tensor.Tensor, relu bool) *t
 	if c.FcSelf != nil {
 		self = in.rows(g.NumDstNodes())
 	}
-	autocast, _ := tensor.AutocastState()
 	switch {
-	case c.FcSelf != nil && neighIn != nil && self.sp == nil && !autocast:
+	case c.FcSelf != nil && neighIn != nil && self.sp == nil:
 		addmm := tensor.AddMM
 		if relu && c.Activation == nil && c.Norm == nil {
 			addmm, relu = tensor.AddMMReLU, false

@@ -221,6 +221,11 @@ func TestGradLowPrecision(t *testing.T) {
 	gradCheckLow(t, "Mul", func(in []*Tensor) *Tensor { return Mul(in[0], in[1]) }, randT(3, 2, 3), randT(4, 1, 3))
 	gradCheckLow(t, "Div", func(in []*Tensor) *Tensor { return Div(in[0], in[1]) }, randT(5, 2, 3), Reshape(pos, 2, 3))
 	gradCheckLow(t, "MatMul", func(in []*Tensor) *Tensor { return MatMul(in[0], in[1]) }, randT(1, 7, 4), randT(2, 4, 5))
+	gradCheckLow(t, "AddMM bias", func(in []*Tensor) *Tensor { return AddMM(in[0], in[1], in[2]) }, randT(3, 5), randT(1, 7, 4), randT(2, 4, 5))
+	gradCheckLow(t, "AddMM pairs", func(in []*Tensor) *Tensor { return AddMM(in[0], in[1], in[2], in[3], in[4]) },
+		randT(3, 7, 5), randT(1, 7, 4), randT(2, 4, 5), randT(4, 7, 3), randT(5, 3, 5))
+	gradCheckLow(t, "AddMMReLU", func(in []*Tensor) *Tensor { return AddMMReLU(in[0], in[1], in[2], in[3], in[4]) },
+		randT(3, 5), randT(1, 7, 4), randT(2, 4, 5), randT(4, 7, 3), randT(5, 3, 5))
 	gradCheckLow(t, "IndexAdd", func(in []*Tensor) *Tensor { return IndexAdd(5, FromInt64([]int64{2, 0, 2, 1}), in[0]) }, randT(12, 4, 2))
 	gradCheckLow(t, "Concat", func(in []*Tensor) *Tensor { return Concat(in, 1) }, randT(17, 2, 3), randT(18, 2, 2))
 	gradCheckLow(t, "Dropout", func(in []*Tensor) *Tensor {

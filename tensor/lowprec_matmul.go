@@ -21,54 +21,153 @@ func narrowTo(dt DType, src []float32, dst []uint16) {
 	parallelFor(len(src), 1<<15, func(lo, hi int) { f32ToLow(dt, src[lo:hi], dst[lo:hi]) })
 }
 
+// lowRowsTimes computes y = x @ op(w) block of rows by block of rows: x
+// is (rows, xw) of the low dtype dt, w float32 ((xw, cw), or (cw, xw) when
+// tw), y (rows, cw) of dtype dt, each block rounded once.
+func lowRowsTimes(dt DType, x *Tensor, xw int, w []float32, tw bool, cw int, y *Tensor) {
+	rows := x.shape[0]
+	blk := min(lowRowBlock(max(xw, cw)), max(rows, 1))
+	xb, cb := New(Float32, blk, xw), New(Float32, blk, cw)
+	xd, cd := xb.Float32s(), cb.Float32s()
+	xs, ys := x.Uint16s(), y.Uint16s()
+	ldw := cw
+	if tw {
+		ldw = xw
+	}
+	for r0 := 0; r0 < rows; r0 += blk {
+		r1 := min(r0+blk, rows)
+		nr := r1 - r0
+		widen(dt, xs[r0*xw:r1*xw], xd)
+		sgemm(false, tw, nr, cw, xw, 1, xd, xw, w, ldw, 0, cd, cw)
+		narrowTo(dt, cd[:nr*cw], ys[r0*cw:r1*cw])
+	}
+}
+
+// lowATB returns a^T @ g, (K, N) float32, for a (M, K) and g (M, N) of the
+// low dtype dt, accumulated in float32 over blocks of rows.
+func lowATB(dt DType, a, g *Tensor, m, k, n int) *Tensor {
+	acc := Zeros(k, n)
+	blk := min(lowRowBlock(max(k, n)), max(m, 1))
+	ab, gbuf := New(Float32, blk, k), New(Float32, blk, n)
+	ad, gd := ab.Float32s(), gbuf.Float32s()
+	as, gs := a.Uint16s(), g.Uint16s()
+	for r0 := 0; r0 < m; r0 += blk {
+		r1 := min(r0+blk, m)
+		widen(dt, as[r0*k:r1*k], ad)
+		widen(dt, gs[r0*n:r1*n], gd)
+		sgemm(true, false, k, n, r1-r0, 1, ad, k, gd, n, 1, acc.Float32s(), n)
+	}
+	return acc
+}
+
 // matmulLow is MatMul for a (M, K) and b (K, N) of one low dtype dt ->
 // (M, N) of dtype dt.
 func matmulLow(a, b *Tensor) *Tensor {
 	dt := a.dtype
 	m, k, n := a.shape[0], a.shape[1], b.shape[1]
 	out := New(dt, m, n)
-	// rowsTimes computes c = x[r0:r1] @ op(w) for each block of rows of the
-	// (rows, xw) low-precision x and stores c, rounded, into y's rows.
-	rowsTimes := func(x *Tensor, xw int, w []float32, tw bool, cw int, y *Tensor) {
-		rows := x.shape[0]
-		blk := min(lowRowBlock(max(xw, cw)), max(rows, 1))
-		xb, cb := New(Float32, blk, xw), New(Float32, blk, cw)
-		xd, cd := xb.Float32s(), cb.Float32s()
-		xs, ys := x.Uint16s(), y.Uint16s()
-		ldw := cw
-		if tw {
-			ldw = xw
-		}
-		for r0 := 0; r0 < rows; r0 += blk {
-			r1 := min(r0+blk, rows)
-			nr := r1 - r0
-			widen(dt, xs[r0*xw:r1*xw], xd)
-			sgemm(false, tw, nr, cw, xw, 1, xd, xw, w, ldw, 0, cd, cw)
-			narrowTo(dt, cd[:nr*cw], ys[r0*cw:r1*cw])
-		}
-	}
-	bw := castRaw(b, Float32)
-	rowsTimes(a, k, bw.Float32s(), false, n, out)
+	lowRowsTimes(dt, a, k, castRaw(b, Float32).Float32s(), false, n, out)
 	return record(out, "MatMul", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
 		var ga, gb *Tensor
 		if a.requiresGrad { // g @ b^T : (M, K)
 			ga = New(dt, m, k)
-			rowsTimes(g, n, castRaw(b, Float32).Float32s(), true, k, ga)
+			lowRowsTimes(dt, g, n, castRaw(b, Float32).Float32s(), true, k, ga)
 		}
 		if b.requiresGrad { // a^T @ g : (K, N), accumulated over row blocks
-			acc := Zeros(k, n)
-			blk := min(lowRowBlock(max(k, n)), max(m, 1))
-			ab, gbuf := New(Float32, blk, k), New(Float32, blk, n)
-			ad, gd := ab.Float32s(), gbuf.Float32s()
-			as, gs := a.Uint16s(), g.Uint16s()
-			for r0 := 0; r0 < m; r0 += blk {
-				r1 := min(r0+blk, m)
-				widen(dt, as[r0*k:r1*k], ad)
-				widen(dt, gs[r0*n:r1*n], gd)
-				sgemm(true, false, k, n, r1-r0, 1, ad, k, gd, n, 1, acc.Float32s(), n)
-			}
-			gb = castRaw(acc, dt)
+			gb = castRaw(lowATB(dt, a, g, m, k, n), dt)
 		}
 		return []*Tensor{ga, gb}
 	})
+}
+
+// addMMLow is AddMM (ReLU'd when relu) for pairs of one low dtype dt and
+// a float c, -> (M, N) of dtype dt: per block of rows, c's rows (or the
+// bias row) are widened into a float32 block, every pair's product is
+// accumulated into it by the float32 BLAS, the ReLU applied, and the block
+// rounded once into the result.
+func addMMLow(op string, relu bool, c *Tensor, pairs []*Tensor, m, n int, row bool) *Tensor {
+	dt := pairs[0].dtype
+	out := New(dt, m, n)
+	ws := make([][]float32, len(pairs)/2)
+	kmax := 0
+	for i := range ws {
+		ws[i] = castRaw(pairs[2*i+1], Float32).Float32s()
+		kmax = max(kmax, pairs[2*i].shape[1])
+	}
+	blk := min(lowRowBlock(max(n, kmax)), max(m, 1))
+	cb, xb := New(Float32, blk, n), New(Float32, blk, kmax)
+	cs := floatsOf(c)
+	var bias []float32
+	if row {
+		bias = cs.load(0, n, make([]float32, n))
+	}
+	os := out.Uint16s()
+	for r0 := 0; r0 < m; r0 += blk {
+		r1 := min(r0+blk, m)
+		nr := r1 - r0
+		cd := cb.Float32s()[:nr*n]
+		if row {
+			for r := 0; r < nr; r++ {
+				copy(cd[r*n:(r+1)*n], bias)
+			}
+		} else {
+			copy(cd, cs.load(r0*n, r1*n, cd))
+		}
+		for i, w := range ws {
+			x := pairs[2*i]
+			k := x.shape[1]
+			xd := xb.Float32s()[:nr*k]
+			widen(dt, x.Uint16s()[r0*k:r1*k], xd)
+			sgemm(false, false, nr, n, k, 1, xd, k, w, n, 1, cd, n)
+		}
+		if relu {
+			for i, v := range cd {
+				cd[i] = max(v, 0)
+			}
+		}
+		narrowTo(dt, cd, os[r0*n:r1*n])
+	}
+	return record(out, op, append([]*Tensor{c}, pairs...), func(g *Tensor) []*Tensor {
+		grads := make([]*Tensor, 1+len(pairs))
+		if relu {
+			g = lowReLUGrad(g, os)
+		}
+		if c.requiresGrad {
+			grads[0] = sumTo(g, c.shape)
+		}
+		for i := 0; i < len(pairs); i += 2 {
+			x, w := pairs[i], pairs[i+1]
+			k := x.shape[1]
+			if x.requiresGrad {
+				gx := New(dt, m, k)
+				lowRowsTimes(dt, g, n, castRaw(w, Float32).Float32s(), true, k, gx)
+				grads[1+i] = gx
+			}
+			if w.requiresGrad {
+				grads[2+i] = castRaw(lowATB(dt, x, g, m, k, n), dt)
+			}
+		}
+		return grads
+	})
+}
+
+// lowReLUGrad returns g where the low-precision ReLU output y is positive
+// and 0 elsewhere (g and y of g's low dtype).
+func lowReLUGrad(g *Tensor, y []uint16) *Tensor {
+	exp := uint16(0x7f80) // bfloat16's exponent bits
+	if g.dtype == Float16 {
+		exp = 0x7c00
+	}
+	out := New(g.dtype, g.shape...)
+	gs, os := g.Uint16s(), out.Uint16s()
+	parallelFor(len(os), 1<<15, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := y[i]
+			nan := v&exp == exp && v&^(exp|0x8000) != 0
+			if v&0x8000 == 0 && v != 0 && !nan {
+				os[i] = gs[i]
+			}
+		}
+	})
+	return out
 }

@@ -118,11 +118,17 @@ func checkMatMulShapes(a, b *Tensor) {
 // whose products are added too: c + a@b + more[0]@more[1] + ... (GraphSAGE's
 // self and neighbour terms plus bias in one output).
 //
-// For float32 operands on the CPU outside autocast it copies c into the
-// output and runs one accumulating GEMM per pair, which saves the passes
-// and the (M, N) temporaries of separate Adds; nn.Linear and nn.SAGEConv
-// use it. Otherwise (autocast, float16 / bfloat16 operands, a GPU) it is
-// the sum of Add and MatMul with those ops' dtype rules. Gradients: c gets
+// For float32 operands on the CPU it copies c into the output and runs one
+// accumulating GEMM per pair, which saves the passes and the (M, N)
+// temporaries of separate Adds; nn.Linear and nn.SAGEConv use it. AddMM is
+// on autocast's lower-precision list (torch's addmm): inside a region the
+// pairs are cast to the autocast dtype and the result has that dtype
+// whatever c's float dtype (a float32 bias is added in float32); with
+// float16 or bfloat16 pairs and c of the same dtype outside autocast the
+// result has it too. Low-precision products are accumulated in float32
+// per block of rows and rounded once. Other mixes of dtypes, and GPU
+// tensors, compute Add(c, MatMul(a, b)) + ... with those ops' dtype rules.
+// Gradients: c gets
 // g (summed over rows for a bias), each a gets g @ b^T, each b a^T @ g.
 // Panics as MatMul does for each pair, with ErrShape when c is neither
 // (M, N) nor (N), a pair's product is not (M, N) or more has odd length.
@@ -141,17 +147,48 @@ func AddMMReLU(c, a, b *Tensor, more ...*Tensor) *Tensor {
 	return addMM("AddMMReLU", true, c, a, b, more)
 }
 
+// addMMShapes checks AddMM's operands: every pair's product is (M, N), c
+// is (M, N) or (N) (row set).
+func addMMShapes(op string, c *Tensor, pairs []*Tensor) (m, n int, row bool) {
+	m, n = pairs[0].shape[0], 0
+	for i := 0; i < len(pairs); i += 2 {
+		checkMatMulShapes(pairs[i], pairs[i+1])
+		if i == 0 {
+			n = pairs[1].shape[1]
+		} else if pairs[i].shape[0] != m || pairs[i+1].shape[1] != n {
+			panicf(ErrShape, op, "pair %d: %v @ %v is not (%d, %d)", i/2, pairs[i].shape, pairs[i+1].shape, m, n)
+		}
+	}
+	row = len(c.shape) == 1 && c.shape[0] == n
+	if !row && !sameShape(c.shape, []int{m, n}) {
+		panicf(ErrShape, op, "c has shape %v; want (%d, %d) or (%d) to add to a %v @ b %v", c.shape, m, n, n, pairs[0].shape, pairs[1].shape)
+	}
+	return m, n, row
+}
+
 // addMM is AddMM, followed by ReLU when relu is set.
 func addMM(op string, relu bool, c, a, b *Tensor, more []*Tensor) *Tensor {
 	if len(more)%2 != 0 {
 		panicf(ErrShape, op, "more must hold (a, b) pairs, got %d tensors", len(more))
 	}
 	pairs := append([]*Tensor{a, b}, more...)
-	fused := !autocastOn() && c.dtype == Float32 && deviceOf(op, pairs...) == "cpu" && deviceOf(op, c, a) == "cpu"
-	for _, t := range pairs {
-		fused = fused && t.dtype == Float32
+	if on, adt := AutocastState(); on {
+		for i, t := range pairs {
+			pairs[i] = autocastTo(op, t, adt)
+		}
 	}
-	if !fused {
+	dev := deviceOf(op, append([]*Tensor{c}, pairs...)...)
+	dt, same := pairs[0].dtype, true
+	for _, t := range pairs {
+		same = same && t.dtype == dt
+	}
+	lowDT := dt == Float16 || dt == BFloat16
+	switch {
+	case dev == "cpu" && same && dt == Float32 && c.dtype == Float32:
+	case dev == "cpu" && same && lowDT && (c.dtype == dt || autocastOn() && c.dtype.IsFloatingPoint()):
+		m, n, row := addMMShapes(op, c, pairs)
+		return addMMLow(op, relu, c, pairs, m, n, row)
+	default:
 		out := c
 		for i := 0; i < len(pairs); i += 2 {
 			out = Add(out, MatMul(pairs[i], pairs[i+1]))
@@ -161,19 +198,7 @@ func addMM(op string, relu bool, c, a, b *Tensor, more []*Tensor) *Tensor {
 		}
 		return out
 	}
-	m, n := a.shape[0], 0
-	for i := 0; i < len(pairs); i += 2 {
-		checkMatMulShapes(pairs[i], pairs[i+1])
-		if i == 0 {
-			n = b.shape[1]
-		} else if pairs[i].shape[0] != m || pairs[i+1].shape[1] != n {
-			panicf(ErrShape, op, "pair %d: %v @ %v is not (%d, %d)", i/2, pairs[i].shape, pairs[i+1].shape, m, n)
-		}
-	}
-	row := len(c.shape) == 1 && c.shape[0] == n
-	if !row && !sameShape(c.shape, []int{m, n}) {
-		panicf(ErrShape, op, "c has shape %v; want (%d, %d) or (%d) to add to a %v @ b %v", c.shape, m, n, n, a.shape, b.shape)
-	}
+	m, n, row := addMMShapes(op, c, pairs)
 	out := New(Float32, m, n)
 	od, cd := out.Float32s(), c.Float32s()
 	if row {

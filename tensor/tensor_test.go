@@ -243,3 +243,30 @@ func TestAddMMReLUMatchesReLU(t *testing.T) {
 		}
 	}
 }
+
+// TestAddMMAutocast checks AddMM on autocast's lower-precision list: inside
+// a bfloat16 region the result is bfloat16 (a float32 bias included),
+// close to the float32 result, and the float32 leaves get float32
+// gradients.
+func TestAddMMAutocast(t *testing.T) {
+	gen := NewGenerator(9)
+	c, a, b := Rand(gen, -1, 1, 40), Rand(gen, -1, 1, 300, 70), Rand(gen, -1, 1, 70, 40)
+	want := AddMMReLU(c, a, b).Float32s()
+	w := b.Detach().SetRequiresGrad(true)
+	bias := c.Detach().SetRequiresGrad(true)
+	SetAutocast(true, BFloat16)
+	y := AddMMReLU(bias, a, w)
+	SetAutocast(false, BFloat16)
+	if y.DType() != BFloat16 {
+		t.Fatalf("AddMMReLU under bfloat16 autocast has dtype %s", y.DType())
+	}
+	for i, v := range y.Float().Float32s() {
+		if d := v - want[i]; d > 0.05 || d < -0.05 {
+			t.Fatalf("element %d: autocast %v, float32 %v", i, v, want[i])
+		}
+	}
+	Sum(y.Float()).Backward()
+	if w.Grad() == nil || w.Grad().DType() != Float32 || bias.Grad() == nil || bias.Grad().DType() != Float32 {
+		t.Fatalf("gradients of float32 leaves: %v, %v", w.Grad(), bias.Grad())
+	}
+}
