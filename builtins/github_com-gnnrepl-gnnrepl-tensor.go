@@ -13,6 +13,8 @@ func init() {
 		"Accuracy":                  reflect.ValueOf(tensor.Accuracy),
 		"AdamStep":                  reflect.ValueOf(tensor.AdamStep),
 		"Add":                       reflect.ValueOf(tensor.Add),
+		"AddMM":                     reflect.ValueOf(tensor.AddMM),
+		"AddMMReLU":                 reflect.ValueOf(tensor.AddMMReLU),
 		"AddScalar":                 reflect.ValueOf(tensor.AddScalar),
 		"Arange":                    reflect.ValueOf(tensor.Arange),
 		"ArgMax":                    reflect.ValueOf(tensor.ArgMax),
