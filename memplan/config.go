@@ -239,6 +239,18 @@ func (c Config) normalized() (Config, error) {
 			return bad("Fanouts %v: each fanout must be positive or -1 (all neighbors)", c.Fanouts)
 		}
 	}
+	// Byte counts are int64: refuse sizes whose largest products would
+	// overflow it (far beyond any machine).
+	const limit = 1 << 40
+	switch {
+	case c.NumNodes > limit || c.NumEdges > limit:
+		return bad("NumNodes (%d) and NumEdges (%d) must be at most 2^40", c.NumNodes, c.NumEdges)
+	case c.NumFeatures > 1<<24 || c.NumClasses > 1<<24 || c.HiddenFeats > 1<<24 || c.NumHeads > 1<<12 || c.NumOutHeads > 1<<12 || c.NumLayers > 1<<10:
+		return bad("NumFeatures (%d), NumClasses (%d) and HiddenFeats (%d) must be at most 2^24, NumHeads (%d) and NumOutHeads (%d) at most 4096, NumLayers (%d) at most 1024",
+			c.NumFeatures, c.NumClasses, c.HiddenFeats, c.NumHeads, c.NumOutHeads, c.NumLayers)
+	case float64(c.NumNodes)*float64(max(c.NumFeatures, c.HiddenFeats*c.NumHeads, c.NumClasses))*8 > 1<<62:
+		return bad("NumNodes (%d) x NumFeatures (%d) is too large to count in bytes", c.NumNodes, c.NumFeatures)
+	}
 	return c, nil
 }
 

@@ -30,6 +30,15 @@ type Measurement struct {
 	Loss  float64
 }
 
+// String prints the measurement in one line.
+func (m Measurement) String() string {
+	if m.Steps == 0 {
+		return "measurement: none (the zero Measurement; Measure returned an error)"
+	}
+	return fmt.Sprintf("measured peak %s (resident %s + step %s) over %d steps, last loss %.4f",
+		tensor.FormatBytes(m.TensorPeak), tensor.FormatBytes(m.Resident), tensor.FormatBytes(m.TensorPeak-m.Resident), m.Steps, m.Loss)
+}
+
 // Measure builds c's model and optimizer on c.Dataset, runs steps training
 // steps (the loop shown in Config's doc; 3 when steps <= 0) and returns
 // the peak of the engine's memory accounting. Garbage is collected, and

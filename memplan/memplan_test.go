@@ -223,3 +223,31 @@ func TestConfigErrors(t *testing.T) {
 		t.Errorf("Measure without a Dataset: %v", err)
 	}
 }
+
+// TestUsabilityErrors covers what a notebook user sees on bad input: the
+// zero Plan and Measurement print as "none", a non-positive budget and
+// sizes that would overflow the byte counts are named, and a Config prints
+// as its summary.
+func TestUsabilityErrors(t *testing.T) {
+	if s := (Plan{}).String(); !strings.Contains(s, "none") {
+		t.Errorf("zero Plan prints %q", s)
+	}
+	if s := (Measurement{}).String(); !strings.Contains(s, "none") {
+		t.Errorf("zero Measurement prints %q", s)
+	}
+	c := Config{NumNodes: 1000, NumEdges: 5000, NumFeatures: 16, NumClasses: 3}
+	if _, _, err := Suggest(c, 0); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "budget") {
+		t.Errorf("Suggest with budget 0: %v", err)
+	}
+	big := c
+	big.NumNodes, big.NumFeatures = 1<<40, 1<<24
+	if _, err := Predict(big); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("Predict of an overflowing size: %v", err)
+	}
+	if s := fmt.Sprint(c); !strings.HasPrefix(s, "GraphSAGE 2x256") {
+		t.Errorf("Config prints %q", s)
+	}
+	if s := (Measurement{TensorPeak: 3 << 20, Resident: 1 << 20, Steps: 3, Loss: 1.5}).String(); !strings.Contains(s, "3.0 MiB") {
+		t.Errorf("Measurement prints %q", s)
+	}
+}

@@ -54,6 +54,9 @@ type Plan struct {
 // String renders the plan as a table: the configuration, the peak, and the
 // breakdown with each part's share.
 func (p Plan) String() string {
+	if p.Peak == 0 && p.Config.Dataset == nil && p.Config.NumNodes == 0 {
+		return "memory plan: none (the zero Plan; Predict or Suggest returned an error)"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "memory plan: %s\n", p.Config.Summary())
 	if len(p.Blocks) > 0 {
@@ -83,6 +86,9 @@ func (p Plan) String() string {
 	fmt.Fprintf(&b, "  at %s", p.PeakAt)
 	return b.String()
 }
+
+// String is Summary, so that printing a Config shows it in one line.
+func (c Config) String() string { return c.Summary() }
 
 // Summary describes the configuration in one line, e.g. "GraphSAGE 2x256
 // (mean), neighbor sampling [10 25] batch 1024, float32, Adam".

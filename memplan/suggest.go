@@ -27,12 +27,15 @@ var ErrNoFit = errors.New("memplan: no setting fits the memory budget")
 //
 // Steps that do not apply (already on, or checkpointing a one-layer model)
 // are skipped. The returned Config has every default filled in. It returns
-// Predict's errors, and an error wrapping ErrNoFit, naming the smallest
+// an error wrapping ErrConfig when budget is not positive, Predict's errors, and an error wrapping ErrNoFit, naming the smallest
 // peak reached, when even batches of one node do not fit.
 func Suggest(c Config, budget int64) (Config, Plan, error) {
 	cur, err := c.normalized()
 	if err != nil {
 		return c, Plan{}, err
+	}
+	if budget <= 0 {
+		return c, Plan{}, fmt.Errorf("%w: budget must be a positive number of bytes, got %d", ErrConfig, budget)
 	}
 	best := Plan{}
 	try := func(x Config) (Plan, bool, error) {
