@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+	"time"
 
 	"github.com/gnnrepl/gnnrepl/amp"
 	"github.com/gnnrepl/gnnrepl/featstore"
@@ -72,7 +73,7 @@ func Measure(c Config, steps int) (Measurement, error) {
 	}
 	d := n.Dataset
 	g := d.Graph
-	settle()
+	settleQuiet()
 	base := tensor.MemoryAllocated("cpu")
 	tensor.ResetPeakMemoryStats("cpu")
 	var prevHook atomic.Pointer[tensor.OpHook] // the hook installed before, chained
@@ -124,7 +125,7 @@ func Measure(c Config, steps int) (Measurement, error) {
 			defer runtime.KeepAlive(st)
 			opts.NodeFeatStores = map[string]featstore.Store{"feat": st}
 		}
-		settle()
+		settleQuiet()
 		res.Resident = tensor.MemoryAllocated("cpu") - base + keptDatasetBytes(&n)
 		dl, err := sampling.NewDataLoaderTensor(g, d.TrainIdx, sampling.NeighborSampler{Fanouts: n.Fanouts}, opts)
 		if err != nil {
@@ -222,8 +223,25 @@ func newOptimizer(c *Config, params []*tensor.Tensor) optim.Optimizer {
 // collection, tells when those queued with it have run; sync.Pool contents
 // need two collections to go.
 func settle() {
-	last := int64(-1)
-	for i := 0; i < 8; i++ {
+	settleN(1, 0)
+}
+
+// settleQuiet is settle for the readings that must not include garbage
+// left by earlier work (a closed DataLoader's worker goroutines exit and
+// drop their buffers asynchronously, and cleanups may run in parallel):
+// the accounting must stay put over three collections a millisecond apart.
+func settleQuiet() {
+	settleN(3, time.Millisecond)
+}
+
+// settleN collects garbage until the accounting has not changed for
+// stable consecutive collections, pausing between them.
+func settleN(stable int, pause time.Duration) {
+	last, same := int64(-1), 0
+	for i := 0; i < 8+4*stable; i++ {
+		if pause > 0 {
+			time.Sleep(pause)
+		}
 		fin, clean := make(chan struct{}), make(chan struct{})
 		a, b := new([8]*int), new([8]*int)
 		runtime.SetFinalizer(a, func(*[8]*int) { close(fin) })
@@ -234,7 +252,11 @@ func settle() {
 		<-clean
 		cur := tensor.MemoryAllocated("cpu")
 		if cur == last {
-			return
+			if same++; same >= stable {
+				return
+			}
+		} else {
+			same = 0
 		}
 		last = cur
 	}

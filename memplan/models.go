@@ -333,7 +333,11 @@ func (s *sim) checkpoint(l int, x *tn, f func(*tn) *tn) *tn {
 	s.begin("Checkpoint")
 	ac := s.ac
 	s.noGrad++
+	var masks []*tn
+	outerTape := s.maskTape
+	s.maskTape = &masks
 	o := f(x)
+	s.maskTape = outerTape
 	s.noGrad--
 	s.layer = l
 	token := &tn{shape: []int64{1}, elem: f32, b: s.alloc(catWorkspace, 0, true), rg: true}
@@ -349,7 +353,11 @@ func (s *sim) checkpoint(l int, x *tn, f func(*tn) *tn) *tn {
 		}
 		s.ref(det.b)
 		s.layer = l
+		s.maskReplay = masks
 		r := f(det)
+		s.maskReplay = nil
+		s.drop(masks...) // now held by the recomputed Dropout nodes
+		masks = nil
 		s.ac = saved
 		root := &tn{shape: []int64{1}, elem: f32, b: s.alloc(catWorkspace, 0, true)}
 		g := stash

@@ -420,13 +420,35 @@ func (s *sim) unary(op string, x *tn) *tn {
 }
 
 // dropout is nn's core.dropout in training mode: identity for p = 0,
-// tensor.Dropout otherwise, in x's dtype (float32, float16 or bfloat16;
-// the mask is regenerated in backward, never stored).
+// tensor.Dropout otherwise, in x's dtype (float32 keeps its mask as bits
+// for backward, and a checkpointed forward keeps them for the
+// recomputation; float16 and bfloat16 regenerate it).
 func (s *sim) dropout(x *tn, p float32) *tn {
 	if p == 0 {
 		return s.keep(x)
 	}
-	return s.unary("Dropout", x)
+	if x.elem != f32 {
+		return s.unary("Dropout", x)
+	}
+	// float32: the output, then the mask as bits (an int64 word per 64
+	// elements) that the node keeps for backward.
+	s.begin("Dropout")
+	out := s.outE(f32, x.shape...)
+	var mask *tn
+	if len(s.maskReplay) > 0 {
+		mask = s.keep(s.maskReplay[0])
+		s.maskReplay = s.maskReplay[1:]
+	} else {
+		mask = s.newT(catActivations, i64, true, (x.numel()+63)/64)
+		if s.maskTape != nil {
+			*s.maskTape = append(*s.maskTape, s.keep(mask))
+		}
+	}
+	r := s.settle(s.record(out, "Dropout", []*tn{x, mask}, func(g *tn) []*tn {
+		return []*tn{s.gradE(f32, x.shape), nil}
+	}))
+	s.drop(mask)
+	return r
 }
 
 // spmm is tensor.SpMM(adj, u, e, reduce) on an adjacency with nd

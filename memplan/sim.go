@@ -55,6 +55,11 @@ type sim struct {
 	noGrad            int    // > 0 inside tensor.NoGrad / a checkpointed forward
 	ac                int64  // autocast: the low dtype's element size while on, else 0
 	tmps              []*blk // the current op's temporaries
+	// Dropout masks of a checkpointed forward pass, kept for its
+	// recomputation (tensor's rngDraw.mask): recorded while maskTape is
+	// set, reused from maskReplay (in order) while it is.
+	maskTape   *[]*tn
+	maskReplay []*tn
 }
 
 // alloc returns a new buffer held once (by its creator).

@@ -124,7 +124,7 @@ type checkpointed struct {
 	inputs     []*Tensor
 	autocast   bool
 	autocastDT DType
-	draws      []rngDraw
+	draws      []*rngDraw
 	shapes     [][]int
 	dtypes     []DType
 	grads      []*Tensor
@@ -157,6 +157,7 @@ func (c *checkpointed) backward() []*Tensor {
 	if tape.pos != len(tape.draws) {
 		panicf(ErrCheckpoint, "Checkpoint", "the recomputation drew %d dropout masks, the forward pass %d: the checkpointed function must call Dropout the same way each time", tape.pos, len(tape.draws))
 	}
+	c.draws = nil // the masks now live in the recomputed graph's Dropout nodes
 	if len(outs) != len(c.shapes) {
 		panicf(ErrCheckpoint, "Checkpoint", "the recomputation returned %d outputs, the forward pass %d", len(outs), len(c.shapes))
 	}
@@ -216,16 +217,21 @@ func describeShape(dt DType, shape []int) string {
 // topmost replaying tape (or the generator when none replays) and is
 // recorded on every recording tape above it.
 
-// rngDraw is one Dropout call's counter reservation.
+// rngDraw is one Dropout call's counter reservation, and the mask bits the
+// forward pass's float32 DropoutAt drew, which its recomputation reuses
+// instead of drawing them again (n/8 bytes kept from the forward pass to
+// the recomputation).
 type rngDraw struct {
 	gen        *Generator
 	n          int // counter values reserved
 	seed, base uint64
+	p          float32
+	mask       *Tensor // int64 words of keep bits, or nil
 }
 
 type rngTape struct {
 	replay bool
-	draws  []rngDraw
+	draws  []*rngDraw
 	pos    int // next draw to replay
 }
 
@@ -257,8 +263,10 @@ func popTapes(i int) {
 }
 
 // checkpointCounters returns the (seed, base) for a Dropout reserving n
-// counter values of gen while a tape is active.
-func checkpointCounters(gen *Generator, n int) (seed, base uint64) {
+// counter values of gen while a tape is active, the mask a replayed draw
+// of the same p holds (nil when there is none), and the draw recorded on
+// the recording tapes (nil when none records), whose mask the caller sets.
+func checkpointCounters(gen *Generator, n int, p float32) (seed, base uint64, mask *Tensor, rec *rngDraw) {
 	tapeMu.Lock()
 	defer tapeMu.Unlock()
 	r := len(tapes) - 1
@@ -278,9 +286,15 @@ func checkpointCounters(gen *Generator, n int) (seed, base uint64) {
 		}
 		t.pos++
 		seed, base = d.seed, d.base
+		if d.p == p {
+			mask = d.mask
+		}
 	}
-	for _, t := range tapes[r+1:] {
-		t.draws = append(t.draws, rngDraw{gen: gen, n: n, seed: seed, base: base})
+	if r+1 < len(tapes) {
+		rec = &rngDraw{gen: gen, n: n, seed: seed, base: base, p: p, mask: mask}
+		for _, t := range tapes[r+1:] {
+			t.draws = append(t.draws, rec)
+		}
 	}
-	return seed, base
+	return seed, base, mask, rec
 }

@@ -141,13 +141,16 @@ func Dropout(x *Tensor, p float32, training bool, gen *Generator) *Tensor {
 	// Philox offset: masks of successive calls never share counters.
 	// Inside a checkpointed function the draw is recorded, or replayed
 	// during recomputation (checkpoint.go).
-	seed, base := gen.seed, uint64(0)
-	if tapeOn.Load() {
-		seed, base = checkpointCounters(gen, (x.n+3)/4)
-	} else {
-		base = gen.reserve((x.n + 3) / 4)
+	if !tapeOn.Load() {
+		return DropoutAt(x, p, gen.seed, gen.reserve((x.n+3)/4))
 	}
-	return DropoutAt(x, p, seed, base)
+	seed, base, mask, rec := checkpointCounters(gen, (x.n+3)/4, p)
+	defer hookOp("DropoutAt")()
+	out, m := dropoutAt(x, p, seed, base, mask)
+	if rec != nil && rec.mask == nil {
+		rec.mask = m
+	}
+	return out
 }
 
 // DropoutAt applies the dropout mask of (seed, base): element i is kept
@@ -159,50 +162,126 @@ func Dropout(x *Tensor, p float32, training bool, gen *Generator) *Tensor {
 // base).
 func DropoutAt(x *Tensor, p float32, seed, base uint64) *Tensor {
 	defer hookOp("DropoutAt")()
+	out, _ := dropoutAt(x, p, seed, base, nil)
+	return out
+}
+
+// dropoutAt is DropoutAt. A float32 x on the CPU also returns the mask bits
+// (int64 words, bit i%64 of word i/64 set when element i is kept), and
+// given the bits of an earlier call with the same (seed, base, p) and
+// size, it uses them instead of drawing (checkpoint recomputation).
+func dropoutAt(x *Tensor, p float32, seed, base uint64, given *Tensor) (*Tensor, *Tensor) {
 	if d := deviceOf("DropoutAt", x); d != "cpu" {
-		return cudaDropoutAt(x, p, seed, base)
+		return cudaDropoutAt(x, p, seed, base), nil
 	}
 	if isLow(x.dtype) {
-		return dropoutLowAt(x, p, seed, base)
+		return dropoutLowAt(x, p, seed, base), nil
 	}
 	scale := 1 / (1 - p)
 	// Philox4x32-10 of counter (i/4, base) under key seed, word i%4: the
 	// mask kernels.DropoutForward draws on a GPU (kernels.DropoutKeep).
+	// The forward pass also keeps the mask as bits (n/8 bytes, counted),
+	// so that backward is a masked copy instead of a second Philox pass.
 	k0, k1 := uint32(seed), uint32(seed>>32)
 	o0, o1 := uint32(base), uint32(base>>32)
-	apply := func(src, dst []float32) {
-		groups := (len(src) + 3) / 4
-		n := len(src)
-		keep := func(x float32, w uint32) float32 { // x*scale if kept, else 0
-			if float32(w>>8)*(1.0/16777216.0) >= p {
-				return x * scale
-			}
-			return 0
-		}
-		parallelFor(groups, 1<<12, func(lo, hi int) {
-			for g := lo; g < hi; g++ {
-				w0, w1, w2, w3 := philox4x32(uint32(uint64(g)), uint32(uint64(g)>>32), o0, o1, k0, k1)
-				i := 4 * g
-				if i+4 <= n {
-					s, d := src[i:i+4:i+4], dst[i:i+4:i+4]
-					d[0], d[1], d[2], d[3] = keep(s[0], w0), keep(s[1], w1), keep(s[2], w2), keep(s[3], w3)
-					continue
-				}
-				for j, w := range [4]uint32{w0, w1, w2, w3} {
-					if i+j < n {
-						dst[i+j] = keep(src[i+j], w)
-					}
-				}
+	thr := keepThreshold(p)
+	src := x.Float32s()
+	n := len(src)
+	out := New(Float32, x.shape...)
+	dst := out.Float32s()
+	words := (n + 63) / 64
+	if given != nil && given.dtype == Int64 && given.n == words {
+		mask := given.Int64s()
+		parallelFor(words, 1<<6, func(lo, hi int) {
+			for wi := lo; wi < hi; wi++ {
+				maskedScale(src, dst, wi, uint64(mask[wi]), scale)
 			}
 		})
+		return dropoutRecord(x, out, given, scale), given
 	}
-	out := Zeros(x.shape...)
-	apply(x.Float32s(), out.Float32s())
-	return record(out, "Dropout", []*Tensor{x}, func(g *Tensor) []*Tensor {
-		gx := Zeros(x.shape...)
-		apply(g.Float32s(), gx.Float32s())
-		return []*Tensor{gx}
+	maskT := New(Int64, words)
+	mask := maskT.Int64s()
+	// Words of 64 elements (16 Philox groups) are split over goroutines,
+	// so that each mask word has one writer.
+	parallelFor(words, 1<<6, func(lo, hi int) {
+		for wi := lo; wi < hi; wi++ {
+			var m uint64
+			for gi := 0; gi < 16 && 4*(16*wi+gi) < n; gi += 2 {
+				g := uint64(16*wi + gi)
+				a0, a1, a2, a3, b0, b1, b2, b3 := philox4x32x2(uint32(g), uint32(g+1), uint32(g>>32), o0, o1, k0, k1)
+				k := uint64(b2u32(a0>>8 >= thr)) | uint64(b2u32(a1>>8 >= thr))<<1 |
+					uint64(b2u32(a2>>8 >= thr))<<2 | uint64(b2u32(a3>>8 >= thr))<<3 |
+					uint64(b2u32(b0>>8 >= thr))<<4 | uint64(b2u32(b1>>8 >= thr))<<5 |
+					uint64(b2u32(b2>>8 >= thr))<<6 | uint64(b2u32(b3>>8 >= thr))<<7
+				m |= k << (4 * gi)
+			}
+			mask[wi] = int64(m)
+			maskedScale(src, dst, wi, m, scale)
+		}
 	})
+	return dropoutRecord(x, out, maskT, scale), maskT
+}
+
+// dropoutRecord records out = dropout(x) with the mask bits maskT (kept by
+// the node for backward, which is a masked copy of the gradient).
+func dropoutRecord(x, out, maskT *Tensor, scale float32) *Tensor {
+	mask := maskT.Int64s()
+	return record(out, "Dropout", []*Tensor{x, maskT}, func(g *Tensor) []*Tensor {
+		gx := New(Float32, x.shape...)
+		gs, gd := g.Float32s(), gx.Float32s()
+		parallelFor(len(mask), 1<<6, func(lo, hi int) {
+			for wi := lo; wi < hi; wi++ {
+				maskedScale(gs, gd, wi, uint64(mask[wi]), scale)
+			}
+		})
+		return []*Tensor{gx, nil}
+	})
+}
+
+// maskedScale sets dst[i] = src[i]*scale where bit i%64 of m is set and 0
+// elsewhere, for the 64 elements of word wi (fewer at the end), without a
+// branch.
+func maskedScale(src, dst []float32, wi int, m uint64, scale float32) {
+	lo := 64 * wi
+	hi := min(lo+64, len(src))
+	s, d := src[lo:hi], dst[lo:hi]
+	d = d[:len(s)]
+	for j, v := range s {
+		d[j] = math.Float32frombits(math.Float32bits(v*scale) & -uint32(m>>uint(j)&1))
+	}
+}
+
+// keepThreshold returns the smallest 24-bit t with float32(t)/2^24 >= p:
+// an element is kept when its draw's top 24 bits are >= t, the same
+// outcome as comparing the float32 fraction with p.
+func keepThreshold(p float32) uint32 {
+	t := uint32(float64(p) * 16777216)
+	for t > 0 && float32(t-1)*(1.0/16777216.0) >= p {
+		t--
+	}
+	for t < 1<<24 && float32(t)*(1.0/16777216.0) < p {
+		t++
+	}
+	return t
+}
+
+// philox4x32x2 is philox4x32 of the counters (ga, hi, c2, c3) and (gb, hi,
+// c2, c3) at once (ga even, gb = ga+1, so hi is shared): two independent
+// chains of multiplies in one loop, which the CPU overlaps.
+func philox4x32x2(ga, gb, hi, c2, c3, k0, k1 uint32) (a0, a1, a2, a3, b0, b1, b2, b3 uint32) {
+	a0, a1, a2, a3 = ga, hi, c2, c3
+	b0, b1, b2, b3 = gb, hi, c2, c3
+	for r := 0; r < 10; r++ {
+		ah0, al0 := bits.Mul32(0xD2511F53, a0)
+		ah1, al1 := bits.Mul32(0xCD9E8D57, a2)
+		bh0, bl0 := bits.Mul32(0xD2511F53, b0)
+		bh1, bl1 := bits.Mul32(0xCD9E8D57, b2)
+		a0, a1, a2, a3 = ah1^a1^k0, al1, ah0^a3^k1, al0
+		b0, b1, b2, b3 = bh1^b1^k0, bl1, bh0^b3^k1, bl0
+		k0 += 0x9E3779B9
+		k1 += 0xBB67AE85
+	}
+	return
 }
 
 // philox4x32 is Philox4x32-10 of counter (c0, c1, c2, c3) under key (k0,
