@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -30,8 +31,9 @@ const displayImport = "\t\"github.com/gnnrepl/gnnrepl/builtins/display\"\n"
 
 // interpVsCompiled runs acceptance.TrainSAGE(ds, 0, 0) warmup+reps times
 // and the same loop typed into an in-process gnnrepl session (the prelude
-// preloads Cora from dataDir) warmup+reps times, alternating so that load
-// changes on a shared machine hit both sides alike.
+// preloads Cora from dataDir) warmup+reps times, alternating (and swapping
+// which side goes first) so that load changes on a shared machine hit both
+// sides alike; the heap is collected before every run.
 func interpVsCompiled(dataDir string, warmup, reps int) (*interpResult, error) {
 	ds, err := datasets.LoadPlanetoid("cora", dataDir)
 	if err != nil {
@@ -80,13 +82,20 @@ func interpVsCompiled(dataDir string, warmup, reps int) (*interpResult, error) {
 		return time.Since(t0).Seconds(), acc, err
 	}
 	for i := 0; i < warmup+reps; i++ {
-		cs, ca, err := runCompiled()
-		if err != nil {
-			return nil, err
-		}
-		is, ia, err := runInterp()
-		if err != nil {
-			return nil, err
+		// Each run starts from a collected heap, and the order alternates,
+		// so that neither side pays for the other's garbage.
+		var cs, ca, is, ia float64
+		for k := 0; k < 2; k++ {
+			runtime.GC()
+			var err error
+			if (k == 0) == (i%2 == 0) {
+				cs, ca, err = runCompiled()
+			} else {
+				is, ia, err = runInterp()
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 		if i >= warmup {
 			r.Compiled, r.CompiledAcc = append(r.Compiled, cs), append(r.CompiledAcc, ca)
