@@ -482,9 +482,7 @@ func (s *sim) sageLayer(m *model, l int, g lgraph, x *tn, relu bool) *tn {
 		rst = out
 	}
 	if relu {
-		r := s.unary("ReLU", rst)
-		s.drop(rst)
-		rst = r
+		rst = s.relu(rst)
 	}
 	return rst
 }
@@ -547,9 +545,7 @@ func (s *sim) gcnLayer(m *model, l int, g lgraph, x *tn) *tn {
 	out := s.add(rst, lp.bias)
 	s.drop(rst)
 	if l != len(m.layers)-1 {
-		r := s.unary("ReLU", out)
-		s.drop(out)
-		out = r
+		out = s.relu(out)
 	}
 	return out
 }

@@ -220,9 +220,7 @@ func (s *sim) addmm(relu bool, c *tn, pairs ...*tn) *tn {
 			out = o
 		}
 		if relu {
-			r := s.unary("ReLU", out)
-			s.drop(out)
-			out = r
+			out = s.relu(out)
 		}
 		return out
 	}
@@ -417,6 +415,13 @@ func (s *sim) unary(op string, x *tn) *tn {
 	s.begin(op)
 	out := s.outE(x.elem, x.shape...)
 	return s.settle(s.record(out, op, []*tn{x}, func(g *tn) []*tn { return []*tn{s.gradE(x.elem, x.shape)} }))
+}
+
+// relu is tensor.ReLU of t, consuming the program's reference to t.
+func (s *sim) relu(t *tn) *tn {
+	r := s.unary("ReLU", t)
+	s.drop(t)
+	return r
 }
 
 // dropout is nn's core.dropout in training mode: identity for p = 0,

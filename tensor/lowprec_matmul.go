@@ -127,27 +127,19 @@ func addMMLow(op string, relu bool, c *Tensor, pairs []*Tensor, m, n int, row bo
 		}
 		narrowTo(dt, cd, os[r0*n:r1*n])
 	}
-	return record(out, op, append([]*Tensor{c}, pairs...), func(g *Tensor) []*Tensor {
-		grads := make([]*Tensor, 1+len(pairs))
-		if relu {
-			g = lowReLUGrad(g, os)
+	var mask func(g *Tensor) *Tensor
+	if relu {
+		mask = func(g *Tensor) *Tensor { return lowReLUGrad(g, os) }
+	}
+	return recordAddMM(op, out, c, pairs, m, n, mask, func(g, x, w *Tensor, k int) (gx, gw *Tensor) {
+		if x.requiresGrad {
+			gx = New(dt, m, k)
+			lowRowsTimes(dt, g, n, castRaw(w, Float32).Float32s(), true, k, gx)
 		}
-		if c.requiresGrad {
-			grads[0] = sumTo(g, c.shape)
+		if w.requiresGrad {
+			gw = castRaw(lowATB(dt, x, g, m, k, n), dt)
 		}
-		for i := 0; i < len(pairs); i += 2 {
-			x, w := pairs[i], pairs[i+1]
-			k := x.shape[1]
-			if x.requiresGrad {
-				gx := New(dt, m, k)
-				lowRowsTimes(dt, g, n, castRaw(w, Float32).Float32s(), true, k, gx)
-				grads[1+i] = gx
-			}
-			if w.requiresGrad {
-				grads[2+i] = castRaw(lowATB(dt, x, g, m, k, n), dt)
-			}
-		}
-		return grads
+		return gx, gw
 	})
 }
 

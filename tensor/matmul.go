@@ -223,28 +223,40 @@ func addMM(op string, relu bool, c, a, b *Tensor, more []*Tensor) *Tensor {
 			}
 		})
 	}
+	var mask func(g *Tensor) *Tensor
+	if relu {
+		mask = func(g *Tensor) *Tensor { return reluGrad(g, od) }
+	}
+	return recordAddMM(op, out, c, pairs, m, n, mask, func(g, x, w *Tensor, k int) (gx, gw *Tensor) {
+		if x.requiresGrad { // g @ w^T : (M, K)
+			gx = New(Float32, m, k)
+			sgemm(false, true, m, k, n, 1, g.Float32s(), n, w.Float32s(), n, 0, gx.Float32s(), k)
+		}
+		if w.requiresGrad { // x^T @ g : (K, N)
+			gw = New(Float32, k, n)
+			sgemm(true, false, k, n, m, 1, x.Float32s(), k, g.Float32s(), n, 0, gw.Float32s(), n)
+		}
+		return gx, gw
+	})
+}
+
+// recordAddMM records AddMM's node: its backward masks the output gradient
+// (the ReLU's, when mask is set), gives c the gradient summed to c's shape
+// and each pair (x, w) the gradients grads computes from the masked
+// gradient (nil for an operand that does not require grad).
+func recordAddMM(op string, out, c *Tensor, pairs []*Tensor, m, n int, mask func(g *Tensor) *Tensor,
+	grads func(g, x, w *Tensor, k int) (gx, gw *Tensor)) *Tensor {
 	return record(out, op, append([]*Tensor{c}, pairs...), func(g *Tensor) []*Tensor {
-		grads := make([]*Tensor, 1+len(pairs))
-		if relu {
-			g = reluGrad(g, od)
+		res := make([]*Tensor, 1+len(pairs))
+		if mask != nil {
+			g = mask(g)
 		}
 		if c.requiresGrad {
-			grads[0] = sumTo(g, c.shape)
+			res[0] = sumTo(g, c.shape)
 		}
 		for i := 0; i < len(pairs); i += 2 {
-			x, w := pairs[i], pairs[i+1]
-			k := x.shape[1]
-			if x.requiresGrad { // g @ w^T : (M, K)
-				gx := New(Float32, m, k)
-				sgemm(false, true, m, k, n, 1, g.Float32s(), n, w.Float32s(), n, 0, gx.Float32s(), k)
-				grads[1+i] = gx
-			}
-			if w.requiresGrad { // x^T @ g : (K, N)
-				gw := New(Float32, k, n)
-				sgemm(true, false, k, n, m, 1, x.Float32s(), k, g.Float32s(), n, 0, gw.Float32s(), n)
-				grads[2+i] = gw
-			}
+			res[1+i], res[2+i] = grads(g, pairs[i], pairs[i+1], pairs[i].shape[1])
 		}
-		return grads
+		return res
 	})
 }
