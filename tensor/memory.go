@@ -38,8 +38,15 @@ var (
 )
 
 func statsFor(device string) *devStats {
-	if device == "cuda" {
-		device = "cuda:0"
+	if device == "" {
+		device = "cpu"
+	}
+	if device != "cpu" {
+		_, name, err := parseDevice(device)
+		if err != nil {
+			panicf(ErrDevice, "memory stats", "device %q: want \"cpu\" (or \"\"), \"cuda\" or \"cuda:N\"", device)
+		}
+		device = name
 	}
 	statsMu.Lock()
 	defer statsMu.Unlock()
@@ -133,6 +140,8 @@ func MemoryAllocated(device string) int64 { return statsFor(device).allocated.Lo
 func MaxMemoryAllocated(device string) int64 { return statsFor(device).peak.Load() }
 
 // ResetPeakMemoryStats sets the peak of device to its current allocation.
+// As in the other memory functions, device "" is the CPU, "cuda" is
+// "cuda:0", and an unknown name panics with ErrDevice.
 func ResetPeakMemoryStats(device string) {
 	s := statsFor(device)
 	s.peak.Store(s.allocated.Load())

@@ -270,3 +270,15 @@ func TestAddMMAutocast(t *testing.T) {
 		t.Fatalf("gradients of float32 leaves: %v, %v", w.Grad(), bias.Grad())
 	}
 }
+
+// TestMemoryStatsDeviceNames checks that "" means the CPU and that a
+// misspelled device is an error, not a silent zero.
+func TestMemoryStatsDeviceNames(t *testing.T) {
+	if MemoryAllocated("") != MemoryAllocated("cpu") {
+		t.Error(`MemoryAllocated("") differs from "cpu"`)
+	}
+	ResetPeakMemoryStats("")
+	if err := Catch(func() { MemoryAllocated("gpu") }); !errors.Is(err, ErrDevice) || !strings.Contains(err.Error(), `"gpu"`) {
+		t.Errorf(`MemoryAllocated("gpu"): %v`, err)
+	}
+}
