@@ -36,6 +36,23 @@ load()()`, `(*datasets.Dataset)(nil), error: datasets: invalid argument`},
 	}
 }
 
+// TestNilArgumentNamesTheCall: a nil tensor passed to an engine function
+// gets a hint naming the function the cell called.
+func TestNilArgumentNamesTheCall(t *testing.T) {
+	s, _, _ := newSession(t)
+	eval(t, s, "a, b := tensor.Zeros(2, 3), tensor.Zeros(3, 4)")
+	for src, want := range map[string]string{
+		"tensor.AddMM(nil, a, b)": "inside tensor.AddMM",
+		"tensor.MatMul(a, nil)":   "inside tensor.MatMul",
+	} {
+		_, err := s.Eval(context.Background(), src)
+		var pe *PanicError
+		if !errors.As(err, &pe) || !strings.Contains(pe.Hint, want) {
+			t.Errorf("%s: %v (hint %q), want a hint with %q", src, err, pe.Hint, want)
+		}
+	}
+}
+
 // TestNoValueCallShowsNothing: a final call that returns nothing shows
 // nothing, also when its function is itself the result of a call (yaegi's
 // value is then a stale slot: another variable's value was shown).

@@ -711,12 +711,52 @@ func fixFrames(frames []string, at int64) []string {
 
 // nilHint explains a nil pointer dereference, which yaegi reports as a
 // reflect error when a field is read through a nil pointer.
-func nilHint(v any) string {
+func nilHint(v any, goStack []byte) string {
 	msg := fmt.Sprint(v)
 	if strings.Contains(msg, "reflect.Value.Field on zero Value") || strings.Contains(msg, "nil pointer dereference") {
-		return "a nil pointer was dereferenced; if it came from a call that also returns an error (ds, err := ...), that error says why it is nil"
+		where := ""
+		if f := engineEntry(goStack); f != "" {
+			where = " inside " + f + " (is one of its arguments nil?)"
+		}
+		return "a nil pointer was dereferenced" + where + "; if it came from a call that also returns an error (ds, err := ...), that error says why it is nil"
 	}
 	return ""
+}
+
+// engineEntry returns the gnnrepl function the interpreted code called
+// that was running when a runtime panic struck, from the panic's Go stack
+// (debug.Stack): the outermost engine frame above the fault, e.g.
+// "tensor.AddMM", or "" when the fault was not in the engine.
+func engineEntry(stack []byte) string {
+	const mod = "github.com/gnnrepl/gnnrepl/"
+	lines := strings.Split(string(stack), "\n")
+	fault := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "runtime.sigpanic(") || strings.HasPrefix(l, "panic(") {
+			fault = i
+		}
+	}
+	if fault < 0 {
+		return ""
+	}
+	entry := ""
+	for _, l := range lines[fault+1:] {
+		if strings.HasPrefix(l, "\t") || l == "" {
+			continue
+		}
+		if !strings.HasPrefix(l, mod) || strings.HasPrefix(l, mod+"repl") || strings.HasPrefix(l, mod+"builtins") {
+			break
+		}
+		name := strings.TrimPrefix(l, mod)
+		if i := strings.LastIndex(name, "("); i > 0 {
+			name = name[:i]
+		}
+		if i := strings.Index(name, ".func"); i > 0 {
+			name = name[:i]
+		}
+		entry = name
+	}
+	return entry
 }
 
 // run executes prog; see EvalSource for what an interrupt does.
@@ -759,7 +799,7 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 		if rv, ok := val.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
 			val = rv.Interface() // interpreted panics carry a reflect.Value
 		}
-		return reflect.Value{}, &PanicError{Value: val, Stack: fixFrames(frames, s.at.Load()), GoStack: p.Stack, Hint: nilHint(val)}
+		return reflect.Value{}, &PanicError{Value: val, Stack: fixFrames(frames, s.at.Load()), GoStack: p.Stack, Hint: nilHint(val, p.Stack)}
 	}
 	return reflect.Value{}, compileError(e.err)
 }

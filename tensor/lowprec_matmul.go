@@ -85,7 +85,7 @@ func matmulLow(a, b *Tensor) *Tensor {
 // bias row) are widened into a float32 block, every pair's product is
 // accumulated into it by the float32 BLAS, the ReLU applied, and the block
 // rounded once into the result.
-func addMMLow(op string, relu bool, c *Tensor, pairs []*Tensor, m, n int, row bool) *Tensor {
+func addMMLow(op string, relu bool, c *Tensor, pairs []*Tensor, m, n int, fill func(r int, dst []float32)) *Tensor {
 	dt := pairs[0].dtype
 	out := New(dt, m, n)
 	ws := make([][]float32, len(pairs)/2)
@@ -96,22 +96,13 @@ func addMMLow(op string, relu bool, c *Tensor, pairs []*Tensor, m, n int, row bo
 	}
 	blk := min(lowRowBlock(max(n, kmax)), max(m, 1))
 	cb, xb := New(Float32, blk, n), New(Float32, blk, kmax)
-	cs := floatsOf(c)
-	var bias []float32
-	if row {
-		bias = cs.load(0, n, make([]float32, n))
-	}
 	os := out.Uint16s()
 	for r0 := 0; r0 < m; r0 += blk {
 		r1 := min(r0+blk, m)
 		nr := r1 - r0
 		cd := cb.Float32s()[:nr*n]
-		if row {
-			for r := 0; r < nr; r++ {
-				copy(cd[r*n:(r+1)*n], bias)
-			}
-		} else {
-			copy(cd, cs.load(r0*n, r1*n, cd))
+		for r := 0; r < nr; r++ {
+			fill(r0+r, cd[r*n:(r+1)*n])
 		}
 		for i, w := range ws {
 			x := pairs[2*i]

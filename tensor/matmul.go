@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"fmt"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 )
@@ -113,8 +115,9 @@ func checkMatMulShapes(a, b *Tensor) {
 }
 
 // AddMM returns c + a @ b (torch.addmm with beta = alpha = 1): a (M, K) and
-// b (K, N) as in MatMul, c (M, N) or (N) (a bias row added to every row),
-// -> (M, N). more holds further (a, b) pairs, each (M, K_i) and (K_i, N),
+// b (K, N) as in MatMul, c of a shape that broadcasts to (M, N) ((N) for a
+// bias row added to every row, (M, N), (1, N), (M, 1) or a scalar, as
+// torch.addmm's input), -> (M, N). more holds further (a, b) pairs, each (M, K_i) and (K_i, N),
 // whose products are added too: c + a@b + more[0]@more[1] + ... (GraphSAGE's
 // self and neighbour terms plus bias in one output).
 //
@@ -129,9 +132,10 @@ func checkMatMulShapes(a, b *Tensor) {
 // per block of rows and rounded once. Other mixes of dtypes, and GPU
 // tensors, compute Add(c, MatMul(a, b)) + ... with those ops' dtype rules.
 // Gradients: c gets
-// g (summed over rows for a bias), each a gets g @ b^T, each b a^T @ g.
-// Panics as MatMul does for each pair, with ErrShape when c is neither
-// (M, N) nor (N), a pair's product is not (M, N) or more has odd length.
+// g (summed to c's shape), each a gets g @ b^T, each b a^T @ g.
+// Panics with ErrShape naming the argument when one is nil, a pair does not
+// multiply, a pair's product is not (M, N), c does not broadcast to it or
+// more has odd length, and with ErrDType for a non-float operand.
 func AddMM(c, a, b *Tensor, more ...*Tensor) *Tensor {
 	defer hookOp("AddMM")()
 	return addMM("AddMM", false, c, a, b, more)
@@ -147,31 +151,88 @@ func AddMMReLU(c, a, b *Tensor, more ...*Tensor) *Tensor {
 	return addMM("AddMMReLU", true, c, a, b, more)
 }
 
-// addMMShapes checks AddMM's operands: every pair's product is (M, N), c
-// is (M, N) or (N) (row set).
-func addMMShapes(op string, c *Tensor, pairs []*Tensor) (m, n int, row bool) {
-	m, n = pairs[0].shape[0], 0
-	for i := 0; i < len(pairs); i += 2 {
-		checkMatMulShapes(pairs[i], pairs[i+1])
-		if i == 0 {
-			n = pairs[1].shape[1]
-		} else if pairs[i].shape[0] != m || pairs[i+1].shape[1] != n {
-			panicf(ErrShape, op, "pair %d: %v @ %v is not (%d, %d)", i/2, pairs[i].shape, pairs[i+1].shape, m, n)
+// addMMShapes checks AddMM's operands (none nil, every pair's product
+// (M, N), c broadcastable to it) and returns M, N and c's row filler.
+func addMMShapes(op string, c *Tensor, pairs []*Tensor) (m, n int, fill func(r int, dst []float32)) {
+	name := func(i int) string { // the argument pairs[i] came in
+		if i < 2 {
+			return string(rune('a' + i))
+		}
+		return fmt.Sprintf("more[%d]", i-2)
+	}
+	if c == nil {
+		panicf(ErrShape, op, "c is nil")
+	}
+	for i, t := range pairs {
+		if t == nil {
+			panicf(ErrShape, op, "%s is nil", name(i))
 		}
 	}
-	row = len(c.shape) == 1 && c.shape[0] == n
-	if !row && !sameShape(c.shape, []int{m, n}) {
-		panicf(ErrShape, op, "c has shape %v; want (%d, %d) or (%d) to add to a %v @ b %v", c.shape, m, n, n, pairs[0].shape, pairs[1].shape)
+	for i := 0; i < len(pairs); i += 2 {
+		x, w := pairs[i], pairs[i+1]
+		switch {
+		case x.Dim() != 2 || w.Dim() != 2:
+			panicf(ErrShape, op, "%s and %s must be 2-D (M, K) and (K, N), got shapes %v and %v", name(i), name(i+1), x.shape, w.shape)
+		case x.shape[1] != w.shape[0]:
+			panicf(ErrShape, op, "cannot multiply %s %v by %s %v: %s has %d columns, %s has %d rows",
+				name(i), x.shape, name(i+1), w.shape, name(i), x.shape[1], name(i+1), w.shape[0])
+		case i == 0:
+			m, n = x.shape[0], w.shape[1]
+		case x.shape[0] != m || w.shape[1] != n:
+			panicf(ErrShape, op, "%s %v @ %s %v is not (%d, %d) like a @ b", name(i), x.shape, name(i+1), w.shape, m, n)
+		}
 	}
-	return m, n, row
+	ok := len(c.shape) <= 2
+	for i, d := range c.shape {
+		want := []int{m, n}[2-len(c.shape)+i]
+		ok = ok && (d == want || d == 1)
+	}
+	if !ok {
+		panicf(ErrShape, op, "c has shape %v, which does not broadcast to a @ b's (%d, %d)", c.shape, m, n)
+	}
+	return m, n, cRows(c, m, n)
+}
+
+// cRows returns a function writing row r of c broadcast to (m, n) into
+// dst (float32, length n): c is (M, N), (N), (1, N), (M, 1), (1, 1), (1)
+// or a scalar, of any float dtype.
+func cRows(c *Tensor, m, n int) func(r int, dst []float32) {
+	cs := floatsOf(c)
+	rows, cols := 1, 1
+	switch len(c.shape) {
+	case 1:
+		cols = c.shape[0]
+	case 2:
+		rows, cols = c.shape[0], c.shape[1]
+	}
+	if rows == m && cols == n && m > 1 {
+		return func(r int, dst []float32) { copy(dst, cs.load(r*n, (r+1)*n, dst)) }
+	}
+	var row []float32 // the one row every output row gets (cols == n) or nil
+	if rows == 1 {
+		row = make([]float32, n)
+		v := cs.load(0, cols, make([]float32, cols))
+		for j := range row {
+			row[j] = v[j%cols]
+		}
+		return func(_ int, dst []float32) { copy(dst, row) }
+	}
+	col := cs.load(0, rows, make([]float32, rows)) // (M, 1): one value per row
+	return func(r int, dst []float32) {
+		for j := range dst[:n] {
+			dst[j] = col[r]
+		}
+	}
 }
 
 // addMM is AddMM, followed by ReLU when relu is set.
 func addMM(op string, relu bool, c, a, b *Tensor, more []*Tensor) *Tensor {
 	if len(more)%2 != 0 {
-		panicf(ErrShape, op, "more must hold (a, b) pairs, got %d tensors", len(more))
+		panicf(ErrShape, op, "more must hold (a, b) pairs, got an odd number (%d) of tensors", len(more))
 	}
 	pairs := append([]*Tensor{a, b}, more...)
+	checkFloats(op, append([]*Tensor{c}, pairs...)...)
+	m, n, fill := addMMShapes(op, c, pairs)
 	if on, adt := AutocastState(); on {
 		for i, t := range pairs {
 			pairs[i] = autocastTo(op, t, adt)
@@ -186,8 +247,7 @@ func addMM(op string, relu bool, c, a, b *Tensor, more []*Tensor) *Tensor {
 	switch {
 	case dev == "cpu" && same && dt == Float32 && c.dtype == Float32:
 	case dev == "cpu" && same && lowDT && (c.dtype == dt || autocastOn() && c.dtype.IsFloatingPoint()):
-		m, n, row := addMMShapes(op, c, pairs)
-		return addMMLow(op, relu, c, pairs, m, n, row)
+		return addMMLow(op, relu, c, pairs, m, n, fill)
 	default:
 		out := c
 		for i := 0; i < len(pairs); i += 2 {
@@ -198,18 +258,13 @@ func addMM(op string, relu bool, c, a, b *Tensor, more []*Tensor) *Tensor {
 		}
 		return out
 	}
-	m, n, row := addMMShapes(op, c, pairs)
 	out := New(Float32, m, n)
-	od, cd := out.Float32s(), c.Float32s()
-	if row {
-		parallelFor(m, max(1, (1<<15)/max(n, 1)), func(lo, hi int) {
-			for r := lo; r < hi; r++ {
-				copy(od[r*n:(r+1)*n], cd)
-			}
-		})
-	} else {
-		parallelFor(m*n, 1<<16, func(lo, hi int) { copy(od[lo:hi], cd[lo:hi]) })
-	}
+	od := out.Float32s()
+	parallelFor(m, max(1, (1<<15)/max(n, 1)), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			fill(r, od[r*n:(r+1)*n])
+		}
+	})
 	for i := 0; i < len(pairs); i += 2 {
 		x, w := pairs[i], pairs[i+1]
 		k := x.shape[1]

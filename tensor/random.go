@@ -116,9 +116,11 @@ func XavierUniform(gen *Generator, fanIn, fanOut int, gain float64) *Tensor {
 // Dropout zeroes each element with probability p and scales the rest by
 // 1/(1-p) when training is set (inverted dropout, Srivastava et al. 2014);
 // otherwise it returns x. The mask comes from gen's counter stream (the
-// default generator when gen is nil) and is regenerated, not stored, for
-// the backward pass; inside a Checkpoint the draw is recorded and replayed
-// when the function is recomputed. Float32, float16 or bfloat16 (the
+// default generator when gen is nil). A float32 x on the CPU keeps the
+// mask as bits (one bit per element, counted in the memory accounting) for
+// the backward pass; float16, bfloat16 and GPU tensors regenerate it.
+// Inside a Checkpoint the draw is recorded and replayed when the function
+// is recomputed, reusing the forward pass's mask bits. Float32, float16 or bfloat16 (the
 // result has x's dtype; kept low-precision values are scaled in float32
 // and rounded once), any shape. Panics with ErrShape unless 0 <= p <= 1,
 // and with ErrDType for a non-floating-point x.

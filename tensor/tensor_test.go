@@ -282,3 +282,37 @@ func TestMemoryStatsDeviceNames(t *testing.T) {
 		t.Errorf(`MemoryAllocated("gpu"): %v`, err)
 	}
 }
+
+// TestAddMMBroadcastAndErrors checks c of every shape torch.addmm accepts,
+// float32 and bfloat16, and that errors name AddMM's own arguments.
+func TestAddMMBroadcastAndErrors(t *testing.T) {
+	gen := NewGenerator(11)
+	a, b := Rand(gen, -1, 1, 6, 5), Rand(gen, -1, 1, 5, 4)
+	for _, shape := range [][]int{{6, 4}, {4}, {1, 4}, {6, 1}, {1, 1}, {1}, {}} {
+		c := Rand(gen, -1, 1, shape...)
+		want := Add(c, MatMul(a, b)).Float32s()
+		for _, dt := range []DType{Float32, BFloat16} {
+			got := AddMM(c.Cast(dt), a.Cast(dt), b.Cast(dt)).Float().Float32s()
+			for i := range want {
+				if d := got[i] - want[i]; d > 0.05 || d < -0.05 {
+					t.Fatalf("c %v %s: element %d = %v, want %v", shape, dt, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		f    func()
+		want string
+	}{
+		{func() { AddMM(Zeros(4), a, b, b, a) }, "more[0] [5 4] by more[1] [6 5]"},
+		{func() { AddMM(Zeros(4), a, b, Zeros(3, 2), Zeros(2, 4)) }, "more[0] [3 2] @ more[1] [2 4] is not (6, 4)"},
+		{func() { AddMM(Zeros(4), nil, b) }, "a is nil"},
+		{func() { AddMM(nil, a, b) }, "c is nil"},
+		{func() { AddMM(Zeros(5), a, b) }, "c has shape [5]"},
+		{func() { AddMM(Arange(4), a, b) }, "floating-point"},
+	} {
+		if err := Catch(c.f); err == nil || !strings.Contains(err.Error(), "AddMM") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want an AddMM error with %q", err, c.want)
+		}
+	}
+}
