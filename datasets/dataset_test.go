@@ -75,3 +75,20 @@ func TestLoadOrSynthetic(t *testing.T) {
 		t.Fatalf("%v %q", d, notice)
 	}
 }
+
+// TestPreloadNotice: a prelude's fallback notice is written and kept once
+// for a Jupyter kernel to show.
+func TestPreloadNotice(t *testing.T) {
+	t.Setenv(DataDirEnv, t.TempDir())
+	var b strings.Builder
+	d := Preload("cora", &b)
+	if d == nil || !strings.HasPrefix(b.String(), "gnnrepl: cora not loaded") {
+		t.Fatalf("Preload wrote %q", b.String())
+	}
+	if n := TakePreloadNotice(); n != strings.TrimSpace(b.String()) {
+		t.Errorf("TakePreloadNotice = %q, want %q", n, b.String())
+	}
+	if n := TakePreloadNotice(); n != "" {
+		t.Errorf("second TakePreloadNotice = %q", n)
+	}
+}

@@ -32,6 +32,11 @@ type InstallOptions struct {
 	// Executable is the gnnrepl binary Jupyter starts; default the running
 	// executable.
 	Executable string
+	// DataDir, when set, is recorded as GNNREPL_DATA in the kernelspec's
+	// env, so that the kernel's dataset loaders (and its preloaded ds) read
+	// that directory whatever environment Jupyter was started in. It is
+	// made absolute; it need not exist yet (loaders download into it).
+	DataDir string
 }
 
 var kernelNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
@@ -93,17 +98,19 @@ func userDataDir() (string, error) {
 
 // kernelSpec is the content of kernel.json.
 type kernelSpec struct {
-	Argv          []string       `json:"argv"`
-	DisplayName   string         `json:"display_name"`
-	Language      string         `json:"language"`
-	InterruptMode string         `json:"interrupt_mode"`
-	Metadata      map[string]any `json:"metadata"`
+	Argv          []string          `json:"argv"`
+	DisplayName   string            `json:"display_name"`
+	Language      string            `json:"language"`
+	InterruptMode string            `json:"interrupt_mode"`
+	Metadata      map[string]any    `json:"metadata"`
+	Env           map[string]string `json:"env,omitempty"`
 }
 
 // Install writes the kernelspec directory DIR/NAME (see KernelsDir) with
 // kernel.json, whose argv is [Executable, "kernel", "-f",
-// "{connection_file}"] and whose interrupt_mode is "message" (interrupts
-// arrive as interrupt_request on the control channel), and two logos,
+// "{connection_file}"], whose interrupt_mode is "message" (interrupts
+// arrive as interrupt_request on the control channel) and whose env holds
+// GNNREPL_DATA when opts.DataDir is set, and two logos,
 // logo-32x32.png and logo-64x64.png, drawn at install time. An existing
 // kernelspec of the same name is overwritten. It returns the directory
 // written. Errors name the path that could not be written.
@@ -131,6 +138,14 @@ func Install(opts InstallOptions) (string, error) {
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
 	}
+	var env map[string]string
+	if opts.DataDir != "" {
+		d, err := filepath.Abs(opts.DataDir)
+		if err != nil {
+			return "", fmt.Errorf("kernel: install: data directory %s: %w", opts.DataDir, err)
+		}
+		env = map[string]string{"GNNREPL_DATA": d}
+	}
 	base, err := KernelsDir(opts)
 	if err != nil {
 		return "", err
@@ -145,6 +160,7 @@ func Install(opts InstallOptions) (string, error) {
 		Language:      "go",
 		InterruptMode: "message",
 		Metadata:      map[string]any{"debugger": false},
+		Env:           env,
 	}
 	b, err := json.MarshalIndent(spec, "", "  ")
 	if err != nil {

@@ -95,6 +95,20 @@ func TestInstall(t *testing.T) {
 	if _, err := Install(InstallOptions{Prefix: prefix, Executable: exe}); err != nil {
 		t.Errorf("reinstall: %v", err)
 	}
+	// A data directory is recorded as GNNREPL_DATA in the kernel's env.
+	dir3, err := Install(InstallOptions{Prefix: prefix, Executable: exe, Name: "gnnrepl-data", DataDir: "rel/data"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(filepath.Join(dir3, "kernel.json"))
+	var withEnv struct{ Env map[string]string }
+	abs, _ := filepath.Abs("rel/data")
+	if err := json.Unmarshal(b, &withEnv); err != nil || withEnv.Env["GNNREPL_DATA"] != abs {
+		t.Errorf("kernel.json with DataDir: %s (%v)", b, err)
+	}
+	if _, ok := spec["env"]; ok {
+		t.Errorf("kernel.json without DataDir has an env: %v", spec["env"])
+	}
 	for _, bad := range []string{"has space", "a/b", "..x/y"} {
 		if _, err := Install(InstallOptions{Prefix: prefix, Executable: exe, Name: bad}); err == nil {
 			t.Errorf("name %q accepted", bad)

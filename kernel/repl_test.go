@@ -19,6 +19,9 @@ func startRepl(t *testing.T) (*Kernel, *testClient) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.Contains(t.Name(), "PreludeNotice") {
+		rs.notice = "" // tests count the streams of cells; data may be absent
+	}
 	k, c, _ := startKernel(t, rs, testKey)
 	return k, c
 }
@@ -303,5 +306,28 @@ func TestReplBusyAfterUninterruptibleCall(t *testing.T) {
 	}
 	if reply, pub := c.execute("40+2", nil); reply["status"] != "ok" || content(t, pub[1])["data"].(map[string]any)["text/plain"] != "42" {
 		t.Errorf("after the call returned: %v", reply)
+	}
+}
+
+// TestPreludeNoticeInFirstCell: when the prelude falls back to a synthetic
+// Cora, the first cell's output says so (not only the server's log).
+func TestPreludeNoticeInFirstCell(t *testing.T) {
+	t.Setenv("GNNREPL_DATA", t.TempDir())
+	_, c := startRepl(t)
+	stderr := func(src string) string {
+		_, pub := c.execute(src, nil)
+		var s strings.Builder
+		for _, m := range pub {
+			if m.Header.MsgType == "stream" && content(t, m)["name"] == "stderr" {
+				s.WriteString(content(t, m)["text"].(string))
+			}
+		}
+		return s.String()
+	}
+	if got := stderr("1+1"); !strings.Contains(got, "synthetic graph") {
+		t.Errorf("first cell's stderr %q lacks the prelude's notice", got)
+	}
+	if got := stderr("2+2"); got != "" {
+		t.Errorf("second cell's stderr %q", got)
 	}
 }

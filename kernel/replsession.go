@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gnnrepl/gnnrepl/datasets"
 	"go/parser"
 	"io"
 	"os"
@@ -31,10 +32,11 @@ import (
 // publisher, and it stays installed after the cell, so output of goroutines
 // the cell left running appears under it.
 type ReplSession struct {
-	s   *repl.Session
-	out *switchWriter
-	err *switchWriter
-	in  *cellInput
+	s      *repl.Session
+	out    *switchWriter
+	err    *switchWriter
+	in     *cellInput
+	notice string // the prelude's fallback notice, shown with the first cell
 }
 
 var (
@@ -57,6 +59,9 @@ func NewReplSession(opts repl.Options) (*ReplSession, error) {
 		return nil, fmt.Errorf("kernel: starting the repl session: %w", err)
 	}
 	rs.s = s
+	// A prelude that fell back to synthetic data says so in the first
+	// cell's output, not only in the server's log.
+	rs.notice = datasets.TakePreloadNotice()
 	return rs, nil
 }
 
@@ -69,6 +74,10 @@ func (r *ReplSession) Execute(ctx context.Context, code string, cio ExecIO) (map
 	r.err.set(cio.Stderr())
 	r.in.set(cio)
 	display.SetPublisher(display.FromCellIO(cio))
+	if r.notice != "" {
+		fmt.Fprintln(cio.Stderr(), r.notice)
+		r.notice = ""
+	}
 	if r.s.Busy() && evaluates(code) {
 		return nil, errBusy
 	}

@@ -306,6 +306,7 @@ func (c Command) install(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Name, "name", "gnnrepl", "kernelspec `NAME`")
 	fs.StringVar(&o.DisplayName, "display-name", "Go (gnnrepl)", "name shown in notebook menus")
 	fs.StringVar(&o.Executable, "executable", "", "gnnrepl binary Jupyter starts (default: this one)")
+	fs.StringVar(&o.DataDir, "data", os.Getenv("GNNREPL_DATA"), "data `DIR` the kernel's dataset loaders read, recorded in kernel.json (default: gnnrepl --data or $GNNREPL_DATA)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
