@@ -240,15 +240,23 @@ func (c Config) normalized() (Config, error) {
 		}
 	}
 	// Byte counts are int64: refuse sizes whose largest products would
-	// overflow it (far beyond any machine).
-	const limit = 1 << 40
-	switch {
-	case c.NumNodes > limit || c.NumEdges > limit:
-		return bad("NumNodes (%d) and NumEdges (%d) must be at most 2^40", c.NumNodes, c.NumEdges)
-	case c.NumFeatures > 1<<24 || c.NumClasses > 1<<24 || c.HiddenFeats > 1<<24 || c.NumHeads > 1<<12 || c.NumOutHeads > 1<<12 || c.NumLayers > 1<<10:
-		return bad("NumFeatures (%d), NumClasses (%d) and HiddenFeats (%d) must be at most 2^24, NumHeads (%d) and NumOutHeads (%d) at most 4096, NumLayers (%d) at most 1024",
-			c.NumFeatures, c.NumClasses, c.HiddenFeats, c.NumHeads, c.NumOutHeads, c.NumLayers)
-	case float64(c.NumNodes)*float64(max(c.NumFeatures, c.HiddenFeats*c.NumHeads, c.NumClasses))*8 > 1<<62:
+	// overflow it (far beyond any machine), naming the field.
+	for _, f := range []struct {
+		name  string
+		v     int
+		limit int
+		text  string
+	}{
+		{"NumNodes", c.NumNodes, 1 << 40, "2^40"}, {"NumEdges", c.NumEdges, 1 << 40, "2^40"},
+		{"NumFeatures", c.NumFeatures, 1 << 24, "2^24"}, {"NumClasses", c.NumClasses, 1 << 24, "2^24"},
+		{"HiddenFeats", c.HiddenFeats, 1 << 24, "2^24"}, {"NumHeads", c.NumHeads, 1 << 12, "4096"},
+		{"NumOutHeads", c.NumOutHeads, 1 << 12, "4096"}, {"NumLayers", c.NumLayers, 1 << 10, "1024"},
+	} {
+		if f.v > f.limit {
+			return bad("%s %d is larger than %s", f.name, f.v, f.text)
+		}
+	}
+	if float64(c.NumNodes)*float64(max(c.NumFeatures, c.HiddenFeats*c.NumHeads, c.NumClasses))*8 > 1<<62 {
 		return bad("NumNodes (%d) x NumFeatures (%d) is too large to count in bytes", c.NumNodes, c.NumFeatures)
 	}
 	return c, nil

@@ -244,6 +244,11 @@ func TestUsabilityErrors(t *testing.T) {
 	if _, err := Predict(big); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("Predict of an overflowing size: %v", err)
 	}
+	layers := c
+	layers.NumLayers = 100000
+	if _, err := Predict(layers); err == nil || !strings.Contains(err.Error(), "NumLayers 100000 is larger than 1024") {
+		t.Errorf("Predict with 100000 layers: %v", err)
+	}
 	if s := fmt.Sprint(c); !strings.HasPrefix(s, "GraphSAGE 2x256") {
 		t.Errorf("Config prints %q", s)
 	}
