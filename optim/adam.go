@@ -72,7 +72,8 @@ type Adam struct {
 }
 
 // NewAdam returns an Adam optimizer over params as one group. It panics
-// with ErrOption naming the hyperparameter when one is invalid.
+// with ErrOption naming the hyperparameter when one is invalid, and when
+// params is empty.
 func NewAdam(params []*tensor.Tensor, o AdamOptions) *Adam {
 	o.defaults("Adam", false)
 	a := &Adam{Options: o}
@@ -91,7 +92,7 @@ type AdamW struct {
 
 // NewAdamW returns an AdamW optimizer over params as one group
 // (WeightDecay 0.01 when 0). It panics with ErrOption naming the
-// hyperparameter when one is invalid.
+// hyperparameter when one is invalid, and when params is empty.
 func NewAdamW(params []*tensor.Tensor, o AdamOptions) *AdamW {
 	o.defaults("AdamW", true)
 	a := &AdamW{Adam{Options: o, decoupled: true}}

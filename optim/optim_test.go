@@ -319,3 +319,17 @@ func TestStateCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyParams: an optimizer over no parameters is an error, as in
+// torch ("optimizer got an empty parameter list").
+func TestEmptyParams(t *testing.T) {
+	for name, f := range map[string]func(){
+		"Adam":  func() { NewAdam(nil, AdamOptions{}) },
+		"AdamW": func() { NewAdamW(nil, AdamOptions{}) },
+		"SGD":   func() { NewSGD(nil, SGDOptions{LR: 0.1}) },
+	} {
+		if err := catchPanic(f); !errors.Is(err, ErrOption) || !strings.Contains(err.Error(), "empty") {
+			t.Errorf("%s(nil): %v", name, err)
+		}
+	}
+}

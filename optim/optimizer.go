@@ -95,6 +95,9 @@ func (b *base) addGroup(g ParamGroup) {
 	if g.WeightDecay < 0 || g.WeightDecay != g.WeightDecay {
 		panicf(ErrOption, op, "invalid weight_decay %g", g.WeightDecay)
 	}
+	if len(g.Params) == 0 {
+		panicf(ErrOption, op, "the parameter list is empty (pass model.Parameters())")
+	}
 	seen := map[*tensor.Tensor]bool{}
 	for _, og := range b.groups {
 		for _, p := range og.Params {

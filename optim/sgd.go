@@ -39,7 +39,8 @@ type SGD struct {
 }
 
 // NewSGD returns an SGD optimizer over params as one group. It panics with
-// ErrOption naming the hyperparameter when one is invalid.
+// ErrOption naming the hyperparameter when one is invalid, and when params
+// is empty.
 func NewSGD(params []*tensor.Tensor, o SGDOptions) *SGD {
 	const op = "SGD"
 	if !(o.LR > 0) {

@@ -38,7 +38,11 @@ func numel(shape []int) int {
 func Zeros(shape ...int) *Tensor { return New(Float32, shape...) }
 
 // New returns a tensor of dtype dt and the given shape filled with zeros.
+// It panics with ErrDType for a dtype that is none of the defined ones.
 func New(dt DType, shape ...int) *Tensor {
+	if dt.Size() == 0 {
+		panicf(ErrDType, "New", "unknown dtype %d (want tensor.Float32, Float16, BFloat16, Int8, Int64 or Bool)", int(dt))
+	}
 	n := numel(shape)
 	return &Tensor{shape: append([]int(nil), shape...), dtype: dt, st: newStorage(dt, n), n: n}
 }

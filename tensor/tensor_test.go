@@ -316,3 +316,10 @@ func TestAddMMBroadcastAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestNewUnknownDType: a made-up dtype is refused, not printed as garbage.
+func TestNewUnknownDType(t *testing.T) {
+	if err := Catch(func() { New(DType(99), 3) }); !errors.Is(err, ErrDType) {
+		t.Errorf("New(DType(99)): %v", err)
+	}
+}
