@@ -82,6 +82,7 @@ func Softmax(x *Tensor) *Tensor {
 // with ErrShape or ErrIndex naming the bad shape or target.
 func CrossEntropy(logits, targets *Tensor) *Tensor {
 	defer hookOp("CrossEntropy")()
+	checkClassTargets("CrossEntropy", "logits", logits, targets)
 	if isLow(logits.dtype) {
 		return fp32Op("CrossEntropy", logits, func(l *Tensor) *Tensor { return CrossEntropy(l, targets) })
 	}
@@ -89,6 +90,31 @@ func CrossEntropy(logits, targets *Tensor) *Tensor {
 		return cudaCrossEntropy(logits, targets)
 	}
 	return NLLLoss(LogSoftmax(logits), targets)
+}
+
+// checkClassTargets panics, naming op, unless scores (called what) is
+// (N, C) with N > 0 and targets is (N) int64, every target in [0, C) when
+// they are on the CPU.
+func checkClassTargets(op, what string, scores, targets *Tensor) {
+	switch {
+	case scores == nil || targets == nil:
+		panicf(ErrShape, op, "%s and targets must not be nil", what)
+	case scores.Dim() != 2 || targets.Dim() != 1 || targets.shape[0] != scores.shape[0]:
+		panicf(ErrShape, op, "needs %s (N, C) and targets (N), got %v and %v", what, scores.shape, targets.shape)
+	case targets.dtype != Int64:
+		panicf(ErrDType, op, "targets must be int64 class indices, got %s", targets.dtype)
+	case scores.shape[0] == 0:
+		panicf(ErrShape, op, "empty batch")
+	}
+	if targets.st.device != "cpu" {
+		return
+	}
+	c := int64(scores.shape[1])
+	for i, t := range targets.Int64s() {
+		if t < 0 || t >= c {
+			panicf(ErrIndex, op, "target %d at position %d is outside [0, %d)", t, i, c)
+		}
+	}
 }
 
 // NLLLoss returns the mean of -logp[i, targets[i]]: logp (N, C) float32,
@@ -102,16 +128,8 @@ func NLLLoss(logp, targets *Tensor) *Tensor {
 		return cudaNLLLoss(logp, targets)
 	}
 	checkFloat("NLLLoss", logp)
-	if logp.Dim() != 2 || targets.Dim() != 1 || targets.shape[0] != logp.shape[0] {
-		panicf(ErrShape, "NLLLoss", "needs log-probabilities (N, C) and targets (N), got %v and %v", logp.shape, targets.shape)
-	}
-	if targets.dtype != Int64 {
-		panicf(ErrDType, "NLLLoss", "targets must be int64, got %s", targets.dtype)
-	}
+	checkClassTargets("NLLLoss", "log-probabilities", logp, targets)
 	n, c := logp.shape[0], logp.shape[1]
-	if n == 0 {
-		panicf(ErrShape, "NLLLoss", "empty batch")
-	}
 	ld, td := logp.Float32s(), targets.Int64s()
 	var s float64
 	for i, t := range td {

@@ -323,3 +323,18 @@ func TestNewUnknownDType(t *testing.T) {
 		t.Errorf("New(DType(99)): %v", err)
 	}
 }
+
+// TestCrossEntropyErrorsNameIt: bad targets are reported by CrossEntropy,
+// not by the NLLLoss inside it.
+func TestCrossEntropyErrorsNameIt(t *testing.T) {
+	logits := Zeros(3, 4)
+	for _, f := range []func(){
+		func() { CrossEntropy(logits, FromInt64([]int64{0, 1})) },
+		func() { CrossEntropy(logits, Zeros(3)) },
+		func() { CrossEntropy(logits, FromInt64([]int64{0, 1, 4})) },
+	} {
+		if err := Catch(f); err == nil || !strings.Contains(err.Error(), "CrossEntropy") {
+			t.Errorf("got %v, want a CrossEntropy error", err)
+		}
+	}
+}
