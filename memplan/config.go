@@ -156,7 +156,10 @@ func (c Config) normalized() (Config, error) {
 	if c.Model == "" || c.Model == "graphsage" {
 		c.Model = "sage"
 	}
-	if c.Aggregator == "" {
+	if c.Aggregator != "" && c.Model != "sage" {
+		return bad("Aggregator %q applies to GraphSAGE only, not Model %q", c.Aggregator, c.Model)
+	}
+	if c.Aggregator == "" && c.Model == "sage" {
 		c.Aggregator = "mean"
 	}
 	if c.HiddenFeats == 0 {
@@ -205,7 +208,7 @@ func (c Config) normalized() (Config, error) {
 		return bad("FeatureDensity %g outside [0, 1]", c.FeatureDensity)
 	case c.Model != "sage" && c.Model != "gcn" && c.Model != "gat":
 		return bad("Model must be \"sage\", \"gcn\" or \"gat\", got %q", c.Model)
-	case c.Aggregator != "mean" && c.Aggregator != "gcn" && c.Aggregator != "pool":
+	case c.Model == "sage" && c.Aggregator != "mean" && c.Aggregator != "gcn" && c.Aggregator != "pool":
 		return bad("Aggregator must be \"mean\", \"gcn\" or \"pool\", got %q", c.Aggregator)
 	case c.HiddenFeats <= 0 || c.NumLayers <= 0 || c.NumHeads <= 0 || c.NumOutHeads <= 0:
 		return bad("HiddenFeats (%d), NumLayers (%d), NumHeads (%d) and NumOutHeads (%d) must be positive",

@@ -244,6 +244,15 @@ func TestUsabilityErrors(t *testing.T) {
 	if _, err := Predict(big); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("Predict of an overflowing size: %v", err)
 	}
+	gcn := c
+	gcn.Model, gcn.Aggregator = "gcn", "pool"
+	if _, err := Predict(gcn); err == nil || !strings.Contains(err.Error(), "GraphSAGE only") {
+		t.Errorf("Predict of a GCN with Aggregator pool: %v", err)
+	}
+	gcn.Aggregator = ""
+	if p, err := Predict(gcn); err != nil || strings.Contains(p.String(), "invalid") {
+		t.Errorf("Predict of a GCN: %v\n%s", err, p)
+	}
 	layers := c
 	layers.NumLayers = 100000
 	if _, err := Predict(layers); err == nil || !strings.Contains(err.Error(), "NumLayers 100000 is larger than 1024") {

@@ -42,8 +42,8 @@ func TestNilArgumentNamesTheCall(t *testing.T) {
 	s, _, _ := newSession(t)
 	eval(t, s, "a, b := tensor.Zeros(2, 3), tensor.Zeros(3, 4)")
 	for src, want := range map[string]string{
-		"tensor.AddMM(nil, a, b)": "inside tensor.AddMM",
-		"tensor.MatMul(a, nil)":   "inside tensor.MatMul",
+		"tensor.ReLU(nil)":      "inside tensor.ReLU",
+		"tensor.MatMul(a, nil)": "inside tensor.MatMul",
 	} {
 		_, err := s.Eval(context.Background(), src)
 		var pe *PanicError
