@@ -49,7 +49,8 @@ type Config struct {
 
 	// Model is "sage" (GraphSAGE, the default), "gcn" or "gat".
 	Model string
-	// Aggregator is GraphSAGE's: "mean" (default), "gcn" or "pool".
+	// Aggregator is GraphSAGE's: "mean" (default), "gcn" or "pool"; it must be
+	// empty for GCN and GAT.
 	Aggregator string
 	// HiddenFeats is the hidden width (per head for GAT); 0 takes the
 	// model's default (GraphSAGE 256, GCN 16, GAT 8).
