@@ -14,6 +14,7 @@ func init() {
 		"ErrArgument":    reflect.ValueOf(&profile.ErrArgument).Elem(),
 		"ErrState":       reflect.ValueOf(&profile.ErrState).Elem(),
 		"FormatDuration": reflect.ValueOf(profile.FormatDuration),
+		"Last":           reflect.ValueOf(profile.Last),
 		"MaxEvents":      reflect.ValueOf(&profile.MaxEvents).Elem(),
 		"Range":          reflect.ValueOf(profile.Range),
 		"Run":            reflect.ValueOf(profile.Run),

@@ -1,6 +1,8 @@
 package datasets
 
 import (
+	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -90,5 +92,24 @@ func TestPreloadNotice(t *testing.T) {
 	}
 	if n := TakePreloadNotice(); n != "" {
 		t.Errorf("second TakePreloadNotice = %q", n)
+	}
+}
+
+// TestProductsLikeScale: a scale that is not positive is refused by name.
+func TestProductsLikeScale(t *testing.T) {
+	for _, s := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		func() {
+			defer func() {
+				r := recover()
+				err, _ := r.(error)
+				if err == nil || !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), "scale") {
+					t.Errorf("ProductsLike(%g): %v", s, r)
+				}
+			}()
+			ProductsLike(s, 1)
+		}()
+	}
+	if _, err := PowerLaw(PowerLawOptions{NumNodes: 10, NumEdges: -5, NumFeatures: 4, NumClasses: 2}); err == nil || !strings.Contains(err.Error(), "NumEdges must be non-negative, got -5") {
+		t.Errorf("PowerLaw with negative edges: %v", err)
 	}
 }

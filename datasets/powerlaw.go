@@ -52,8 +52,12 @@ type PowerLawOptions struct {
 // "Open Graph Benchmark", 2020): 2,449,029 nodes, 61,859,140 directed edges,
 // 100 features, 47 classes, and its split fractions (8% train, 1.6%
 // validation, the rest test). Scale multiplies the node and edge counts
-// (1 for full size; tests use e.g. 0.001).
+// (1 for full size; tests use e.g. 0.001); it panics with ErrArgument
+// naming scale unless scale is positive and finite.
 func ProductsLike(scale float64, seed uint64) PowerLawOptions {
+	if !(scale > 0) || math.IsInf(scale, 1) {
+		panic(fmt.Errorf("datasets.ProductsLike: scale must be a positive number (1 for ogbn-products' size), got %g: %w", scale, ErrArgument))
+	}
 	return PowerLawOptions{
 		NumNodes:    max(int(2_449_029*scale), 47),
 		NumEdges:    int(61_859_140 * scale),
@@ -76,8 +80,14 @@ func ProductsLike(scale float64, seed uint64) PowerLawOptions {
 func PowerLaw(o PowerLawOptions) (*Dataset, error) {
 	const op = "datasets.PowerLaw"
 	switch {
-	case o.NumNodes <= 0 || o.NumClasses <= 0 || o.NumFeatures <= 0 || o.NumEdges < 0:
-		return nil, fmt.Errorf("%s: NumNodes, NumClasses and NumFeatures must be positive and NumEdges non-negative, got %+v: %w", op, o, ErrArgument)
+	case o.NumNodes <= 0:
+		return nil, fmt.Errorf("%s: NumNodes must be positive, got %d: %w", op, o.NumNodes, ErrArgument)
+	case o.NumClasses <= 0:
+		return nil, fmt.Errorf("%s: NumClasses must be positive, got %d: %w", op, o.NumClasses, ErrArgument)
+	case o.NumFeatures <= 0:
+		return nil, fmt.Errorf("%s: NumFeatures must be positive, got %d: %w", op, o.NumFeatures, ErrArgument)
+	case o.NumEdges < 0:
+		return nil, fmt.Errorf("%s: NumEdges must be non-negative, got %d: %w", op, o.NumEdges, ErrArgument)
 	case o.NumClasses > o.NumNodes:
 		return nil, fmt.Errorf("%s: %d classes for %d nodes: %w", op, o.NumClasses, o.NumNodes, ErrArgument)
 	case o.Homophily < 0 || o.Homophily > 1:

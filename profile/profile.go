@@ -69,11 +69,22 @@ func Stop() *Report {
 	for len(s.stack) > 0 {
 		s.closeLocked(len(s.stack)-1, now, bytes)
 	}
-	return s.report(now)
+	r := s.report(now)
+	last.Store(r)
+	return r
 }
 
+// last is the report of the most recent Stop.
+var last atomic.Pointer[Report]
+
+// Last returns the report of the most recently stopped profile, or nil when
+// none has stopped: the way to read what a Run recorded before its function
+// panicked or was interrupted.
+func Last() *Report { return last.Load() }
+
 // Run profiles f and returns the Report (with torch.profiler.profile() as
-// prof: f()). When f panics, the profile is stopped and the panic goes on.
+// prof: f()). When f panics (an interrupted cell included), the profile is
+// stopped, its partial report is kept for Last, and the panic goes on.
 func Run(f func()) (r *Report) {
 	Start()
 	done := false

@@ -367,3 +367,22 @@ func BenchmarkProfiledOp(b *testing.B) {
 		}
 	})
 }
+
+// TestLastAfterPanic: a Run whose function panics keeps its partial report
+// for Last.
+func TestLastAfterPanic(t *testing.T) {
+	func() {
+		defer func() { _ = recover() }()
+		Run(func() {
+			tensor.Add(tensor.Ones(2), tensor.Ones(2))
+			panic("interrupted")
+		})
+	}()
+	r := Last()
+	if r == nil {
+		t.Fatal("Last is nil after a panicking Run")
+	}
+	if _, ok := r.Stat("Add"); !ok {
+		t.Errorf("the partial report lacks the Add that ran:\n%s", r)
+	}
+}
