@@ -425,20 +425,16 @@ func (s *sim) relu(t *tn) *tn {
 }
 
 // dropout is nn's core.dropout in training mode: identity for p = 0,
-// tensor.Dropout otherwise, in x's dtype (float32 keeps its mask as bits
-// for backward, and a checkpointed forward keeps them for the
-// recomputation; float16 and bfloat16 regenerate it).
+// tensor.Dropout otherwise, in x's dtype; the mask is kept as bits for
+// backward, and a checkpointed forward keeps them for the recomputation.
 func (s *sim) dropout(x *tn, p float32) *tn {
 	if p == 0 {
 		return s.keep(x)
 	}
-	if x.elem != f32 {
-		return s.unary("Dropout", x)
-	}
-	// float32: the output, then the mask as bits (an int64 word per 64
-	// elements) that the node keeps for backward.
+	// The output, then the mask as bits (an int64 word per 64 elements)
+	// that the node keeps for backward.
 	s.begin("Dropout")
-	out := s.outE(f32, x.shape...)
+	out := s.outE(x.elem, x.shape...)
 	var mask *tn
 	if len(s.maskReplay) > 0 {
 		mask = s.keep(s.maskReplay[0])
@@ -450,7 +446,7 @@ func (s *sim) dropout(x *tn, p float32) *tn {
 		}
 	}
 	r := s.settle(s.record(out, "Dropout", []*tn{x, mask}, func(g *tn) []*tn {
-		return []*tn{s.gradE(f32, x.shape), nil}
+		return []*tn{s.gradE(x.elem, x.shape), nil}
 	}))
 	s.drop(mask)
 	return r

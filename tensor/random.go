@@ -116,9 +116,9 @@ func XavierUniform(gen *Generator, fanIn, fanOut int, gain float64) *Tensor {
 // Dropout zeroes each element with probability p and scales the rest by
 // 1/(1-p) when training is set (inverted dropout, Srivastava et al. 2014);
 // otherwise it returns x. The mask comes from gen's counter stream (the
-// default generator when gen is nil). A float32 x on the CPU keeps the
-// mask as bits (one bit per element, counted in the memory accounting) for
-// the backward pass; float16, bfloat16 and GPU tensors regenerate it.
+// default generator when gen is nil). On the CPU the mask is kept as bits
+// (one bit per element, counted in the memory accounting) for the backward
+// pass; on a GPU it is regenerated.
 // Inside a Checkpoint the draw is recorded and replayed when the function
 // is recomputed, reusing the forward pass's mask bits. Float32, float16 or bfloat16 (the
 // result has x's dtype; kept low-precision values are scaled in float32
@@ -176,36 +176,46 @@ func dropoutAt(x *Tensor, p float32, seed, base uint64, given *Tensor) (*Tensor,
 	if d := deviceOf("DropoutAt", x); d != "cpu" {
 		return cudaDropoutAt(x, p, seed, base), nil
 	}
-	if isLow(x.dtype) {
-		return dropoutLowAt(x, p, seed, base), nil
-	}
 	scale := 1 / (1 - p)
-	// Philox4x32-10 of counter (i/4, base) under key seed, word i%4: the
-	// mask kernels.DropoutForward draws on a GPU (kernels.DropoutKeep).
-	// The forward pass also keeps the mask as bits (n/8 bytes, counted),
-	// so that backward is a masked copy instead of a second Philox pass.
-	k0, k1 := uint32(seed), uint32(seed>>32)
-	o0, o1 := uint32(base), uint32(base>>32)
-	thr := keepThreshold(p)
-	src := x.Float32s()
-	n := len(src)
-	out := New(Float32, x.shape...)
-	dst := out.Float32s()
+	n := x.n
+	out := New(x.dtype, x.shape...)
+	// apply writes word wi's 64 elements of out from x under mask word m.
+	var apply func(wi int, m uint64)
+	if isLow(x.dtype) {
+		src, dst, dt := x.Uint16s(), out.Uint16s(), x.dtype
+		apply = func(wi int, m uint64) { lowMaskedScale(dt, src, dst, wi, m, scale) }
+	} else {
+		src, dst := x.Float32s(), out.Float32s()
+		apply = func(wi int, m uint64) { maskedScale(src, dst, wi, m, scale) }
+	}
 	words := (n + 63) / 64
-	if given != nil && given.dtype == Int64 && given.n == words {
+	maskT := given
+	if given == nil || given.dtype != Int64 || given.n != words {
+		maskT = New(Int64, words)
+		drawMask(maskT.Int64s(), n, p, seed, base, apply)
+	} else {
 		mask := given.Int64s()
 		parallelFor(words, 1<<6, func(lo, hi int) {
 			for wi := lo; wi < hi; wi++ {
-				maskedScale(src, dst, wi, uint64(mask[wi]), scale)
+				apply(wi, uint64(mask[wi]))
 			}
 		})
-		return dropoutRecord(x, out, given, scale), given
 	}
-	maskT := New(Int64, words)
-	mask := maskT.Int64s()
-	// Words of 64 elements (16 Philox groups) are split over goroutines,
-	// so that each mask word has one writer.
-	parallelFor(words, 1<<6, func(lo, hi int) {
+	return dropoutRecord(x, out, maskT, scale), maskT
+}
+
+// drawMask fills mask with the keep bits of n elements (bit i%64 of word
+// i/64 set when element i is kept): Philox4x32-10 of counter (i/4, base)
+// under key seed, word i%4, kept when its top 24 bits as a fraction are
+// >= p, the mask kernels.DropoutForward draws on a GPU
+// (kernels.DropoutKeep). Words of 64 elements (16 Philox groups) are split
+// over goroutines, each word with one writer, and each is handed to apply
+// as soon as it is drawn (while its elements are in cache).
+func drawMask(mask []int64, n int, p float32, seed, base uint64, apply func(wi int, m uint64)) {
+	k0, k1 := uint32(seed), uint32(seed>>32)
+	o0, o1 := uint32(base), uint32(base>>32)
+	thr := keepThreshold(p)
+	parallelFor(len(mask), 1<<6, func(lo, hi int) {
 		for wi := lo; wi < hi; wi++ {
 			var m uint64
 			for gi := 0; gi < 16 && 4*(16*wi+gi) < n; gi += 2 {
@@ -218,22 +228,25 @@ func dropoutAt(x *Tensor, p float32, seed, base uint64, given *Tensor) (*Tensor,
 				m |= k << (4 * gi)
 			}
 			mask[wi] = int64(m)
-			maskedScale(src, dst, wi, m, scale)
+			apply(wi, m)
 		}
 	})
-	return dropoutRecord(x, out, maskT, scale), maskT
 }
 
 // dropoutRecord records out = dropout(x) with the mask bits maskT (kept by
-// the node for backward, which is a masked copy of the gradient).
+// the node for backward, which is a masked copy of the gradient in x's
+// dtype).
 func dropoutRecord(x, out, maskT *Tensor, scale float32) *Tensor {
 	mask := maskT.Int64s()
 	return record(out, "Dropout", []*Tensor{x, maskT}, func(g *Tensor) []*Tensor {
-		gx := New(Float32, x.shape...)
-		gs, gd := g.Float32s(), gx.Float32s()
+		gx := New(g.dtype, g.shape...)
 		parallelFor(len(mask), 1<<6, func(lo, hi int) {
 			for wi := lo; wi < hi; wi++ {
-				maskedScale(gs, gd, wi, uint64(mask[wi]), scale)
+				if isLow(g.dtype) {
+					lowMaskedScale(g.dtype, g.Uint16s(), gx.Uint16s(), wi, uint64(mask[wi]), scale)
+				} else {
+					maskedScale(g.Float32s(), gx.Float32s(), wi, uint64(mask[wi]), scale)
+				}
 			}
 		})
 		return []*Tensor{gx, nil}
@@ -250,6 +263,18 @@ func maskedScale(src, dst []float32, wi int, m uint64, scale float32) {
 	d = d[:len(s)]
 	for j, v := range s {
 		d[j] = math.Float32frombits(math.Float32bits(v*scale) & -uint32(m>>uint(j)&1))
+	}
+}
+
+// lowMaskedScale is maskedScale for float16 / bfloat16 bits (dtype dt): a
+// kept value is scaled in float32 and rounded once, a dropped one is +0.
+func lowMaskedScale(dt DType, src, dst []uint16, wi int, m uint64, scale float32) {
+	lo := 64 * wi
+	hi := min(lo+64, len(src))
+	s, d := src[lo:hi], dst[lo:hi]
+	d = d[:len(s)]
+	for j, v := range s {
+		d[j] = lowRound(dt, lowElem(dt, v)*scale) & -uint16(m>>uint(j)&1)
 	}
 }
 
