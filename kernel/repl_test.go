@@ -261,11 +261,11 @@ bar.Finish()`, nil)
 // every later cell is answered at once with a Busy error (not left waiting
 // without a reply), and afterwards cells run again.
 func TestReplBusyAfterUninterruptibleCall(t *testing.T) {
-	release := make(chan struct{})
+	release, entered := make(chan struct{}), make(chan struct{}, 1)
 	opts := repl.DefaultOptions()
 	opts.InterruptGrace = 50 * time.Millisecond
 	opts.Symbols = append(opts.Symbols, interp.Exports{
-		"example.com/blocker/blocker": {"Wait": reflect.ValueOf(func() { <-release })},
+		"example.com/blocker/blocker": {"Wait": reflect.ValueOf(func() { entered <- struct{}{}; <-release })},
 	})
 	rs, err := NewReplSession(opts)
 	if err != nil {
@@ -275,6 +275,13 @@ func TestReplBusyAfterUninterruptibleCall(t *testing.T) {
 	c.execute(`import "example.com/blocker"`, nil)
 	id := c.send(c.shell, "execute_request", map[string]any{"code": "blocker.Wait()"})
 	c.waitIOPub(id, "execute_input")
+	// Interrupt only once the compiled call is running: an interrupt
+	// that lands before it (while the cell starts) stops the cell cleanly.
+	select {
+	case <-entered:
+	case <-time.After(testTimeout):
+		t.Fatal("blocker.Wait was not called")
+	}
 	for {
 		c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
 		select {
