@@ -1,23 +1,19 @@
 package acceptance
 
 import (
+	"github.com/gnnrepl/gnnrepl/internal/shareddata"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/gnnrepl/gnnrepl/datasets"
 )
 
-// sharedData returns ../shared/data (or $GNNREPL_SHARED_DATA) and skips the
-// test only when the folder is absent.
+// sharedData returns the shared data folder (internal/shareddata) as an
+// absolute path, skipping the test when Cora is not in it.
 func sharedData(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("GNNREPL_SHARED_DATA")
-	if dir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "shared", "data")
-	}
+	dir := shareddata.Dir(t)
 	if _, err := os.Stat(filepath.Join(dir, "cora")); err != nil {
 		t.Skipf("shared data not found at %s", dir)
 	}

@@ -1,47 +1,13 @@
 package datasets
 
 import (
+	"github.com/gnnrepl/gnnrepl/internal/shareddata"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
-// sharedData returns the shared data folder (../shared/data relative to the
-// module root, or $GNNREPL_SHARED_DATA) and skips the test only when it is
-// absent.
-func sharedData(t testing.TB) string {
-	t.Helper()
-	if v := os.Getenv("GNNREPL_SHARED_DATA"); v != "" {
-		return mustExist(t, v)
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	return mustExist(t, filepath.Join(dir, "..", "shared", "data"))
-}
-
-func mustExist(t testing.TB, dir string) string {
-	t.Helper()
-	if _, err := os.Stat(dir); err != nil {
-		if os.IsNotExist(err) {
-			t.Skipf("shared data folder %s is absent", dir)
-		}
-		t.Fatal(err)
-	}
-	return dir
-}
+// sharedData returns the shared data folder (internal/shareddata).
+func sharedData(t testing.TB) string { return shareddata.Dir(t) }
 
 // noNetwork makes any download attempt fail fast against a closed local
 // port and silences the download log for the duration of the test.

@@ -1,41 +1,16 @@
 package graph_test
 
 import (
+	"github.com/gnnrepl/gnnrepl/internal/shareddata"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/gnnrepl/gnnrepl/datasets"
 	"github.com/gnnrepl/gnnrepl/graph"
 )
 
-// sharedData returns ../shared/data beside the module root (or
-// $GNNREPL_SHARED_DATA), skipping the test only when it is absent.
-func sharedData(t testing.TB) string {
-	t.Helper()
-	dir := os.Getenv("GNNREPL_SHARED_DATA")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(wd, "go.mod")); err == nil {
-				break
-			}
-			if filepath.Dir(wd) == wd {
-				t.Fatal("go.mod not found above the test directory")
-			}
-			wd = filepath.Dir(wd)
-		}
-		dir = filepath.Join(wd, "..", "shared", "data")
-	}
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		t.Skipf("shared data folder %s is absent", dir)
-	}
-	return dir
-}
+// sharedData returns the shared data folder (internal/shareddata).
+func sharedData(t testing.TB) string { return shareddata.Dir(t) }
 
 // The expected values were computed with networkx 3.6.1 from the same edge
 // lists (weakly_connected_components, isolates, number_of_selfloops, the
