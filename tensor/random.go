@@ -240,13 +240,17 @@ func dropoutRecord(x, out, maskT *Tensor, scale float32) *Tensor {
 	mask := maskT.Int64s()
 	return record(out, "Dropout", []*Tensor{x, maskT}, func(g *Tensor) []*Tensor {
 		gx := New(g.dtype, g.shape...)
+		var apply func(wi int, m uint64)
+		if isLow(g.dtype) {
+			gs, gxs, dt := g.Uint16s(), gx.Uint16s(), g.dtype
+			apply = func(wi int, m uint64) { lowMaskedScale(dt, gs, gxs, wi, m, scale) }
+		} else {
+			gs, gxs := g.Float32s(), gx.Float32s()
+			apply = func(wi int, m uint64) { maskedScale(gs, gxs, wi, m, scale) }
+		}
 		parallelFor(len(mask), 1<<6, func(lo, hi int) {
 			for wi := lo; wi < hi; wi++ {
-				if isLow(g.dtype) {
-					lowMaskedScale(g.dtype, g.Uint16s(), gx.Uint16s(), wi, uint64(mask[wi]), scale)
-				} else {
-					maskedScale(g.Float32s(), gx.Float32s(), wi, uint64(mask[wi]), scale)
-				}
+				apply(wi, uint64(mask[wi]))
 			}
 		})
 		return []*Tensor{gx, nil}
