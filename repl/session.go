@@ -88,6 +88,7 @@ type Session struct {
 	in     *interp.Interpreter
 	zombie atomic.Pointer[execution] // an interrupted run still inside compiled code (set and cleared under mu)
 	at     atomic.Int64              // position of the top-level statement running (markStmts), line<<20 | column
+	rec    reclaimer                 // releases global-frame slots no later code reads (reclaim.go)
 
 	nmu         sync.Mutex        // guards the tables below
 	names       map[string]string // session-declared name -> "var", "const", "func", "type"
@@ -141,6 +142,7 @@ func (s *Session) goPanic(v any) {
 }
 
 func (s *Session) init() error {
+	s.rec = reclaimer{}
 	s.in = interp.New(interp.Options{
 		Stdin:        s.opts.Stdin,
 		Stdout:       s.opts.Stdout,
@@ -780,6 +782,7 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 		select {
 		case <-e.fin:
 			s.trace.end()
+			s.rec.reclaim(s.in)
 			return reflect.Value{}, interrupted(ctx)
 		case <-t.C:
 			s.zombie.Store(e)
@@ -787,6 +790,7 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 		}
 	}
 	frames := s.trace.end()
+	s.rec.reclaim(s.in)
 	if e.err == nil {
 		return e.res, nil
 	}
