@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/gnnrepl/gnnrepl/internal/memrelease"
 	"io"
 	"math"
 	"os"
@@ -60,6 +61,7 @@ type report struct {
 }
 
 func main() {
+	memrelease.Setup() // as the gnnrepl binary does: (d) measures its runtime settings
 	cfg := defaultConfig()
 	quick := flag.Bool("quick", false, "tiny sizes (a smoke run, well under a minute)")
 	flag.StringVar(&cfg.DataDir, "data", "", "shared data folder (default $GNNREPL_SHARED_DATA or ../shared/data next to the module)")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/gnnrepl/gnnrepl/internal/memrelease"
 	"io"
 	"os"
 	"path/filepath"
@@ -23,6 +24,7 @@ func doctor(w io.Writer, dataFlag string) {
 	fmt.Fprintf(tw, "Go runtime\t%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(tw, "CPUs\t%d (GOMAXPROCS %d)\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	fmt.Fprintf(tw, "CPU BLAS\t%s\n", builtins.BLAS())
+	fmt.Fprintf(tw, "Freed memory\t%s\n", memrelease.Mode())
 	if paths := findLibrary("libcuda.so.1"); len(paths) > 0 {
 		fmt.Fprintf(tw, "CUDA driver\tlibcuda.so.1 found: %s\n", strings.Join(paths, ", "))
 	} else {

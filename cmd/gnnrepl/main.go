@@ -19,6 +19,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/gnnrepl/gnnrepl/internal/memrelease"
 	"io"
 	"os"
 	"os/signal"
@@ -44,6 +45,7 @@ flags (before or after the command):
 `
 
 func main() {
+	memrelease.Setup()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
