@@ -397,8 +397,8 @@ func writeResults(path string, rep *report) error {
 	fmt.Fprintf(&b, "Written by `%s` (bench/, see its package doc) on %s; the run took %s.\n\n",
 		strings.TrimSpace(rep.Command), rep.Started.UTC().Format("2006-01-02 15:04 MST"), rep.Elapsed.Round(time.Second))
 	fmt.Fprintf(&b, "## Machine\n\n")
-	fmt.Fprintf(&b, "- CPU: %s, %s\n- Memory: %s\n- OS: %s\n- Go: %s, GOMAXPROCS %s; gnnrepl BLAS: %s\n",
-		m.CPU, m.Cores, m.Memory, m.OS, m.GoVersion, m.GOMAXPROCS, m.BLAS)
+	fmt.Fprintf(&b, "- CPU: %s, %s\n- Memory: %s\n- OS: %s\n- Go: %s, GOMAXPROCS %s; gnnrepl BLAS: %s; freed memory: %s\n",
+		m.CPU, m.Cores, m.Memory, m.OS, m.GoVersion, m.GOMAXPROCS, m.BLAS, memrelease.Mode())
 	fmt.Fprintf(&b, "- PyTorch: %s (%s) via %s, torch.set_num_threads(%s)\n", m.Torch, dash(m.TorchBuild), dash(m.Python), m.GOMAXPROCS)
 	fmt.Fprintf(&b, "- Load average (1, 5, 15 min) before: %s, after: %s. The machine is shared with other builds, so times carry that noise.\n\n", rep.LoadBefore, rep.LoadAfter)
 	fmt.Fprintf(&b, "## Results\n\nratio = gnnrepl time / PyTorch time (below 1: gnnrepl is faster). Times are medians of the timed repetitions after warm-up.\n\n")
