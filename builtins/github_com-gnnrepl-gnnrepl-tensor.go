@@ -35,6 +35,7 @@ func init() {
 		"DropoutAt":                 reflect.ValueOf(tensor.DropoutAt),
 		"ELU":                       reflect.ValueOf(tensor.ELU),
 		"EdgeSoftmax":               reflect.ValueOf(tensor.EdgeSoftmax),
+		"Empty":                     reflect.ValueOf(tensor.Empty),
 		"EmptyCache":                reflect.ValueOf(tensor.EmptyCache),
 		"ErrCUDA":                   reflect.ValueOf(&tensor.ErrCUDA).Elem(),
 		"ErrCheckpoint":             reflect.ValueOf(&tensor.ErrCheckpoint).Elem(),

@@ -17,7 +17,7 @@ func gatherRows(t *tensor.Tensor, ids []int64) *tensor.Tensor {
 		f *= d
 	}
 	shape[0] = len(ids)
-	out := tensor.New(t.DType(), shape...)
+	out := tensor.Empty(t.DType(), shape...) // every row is copied
 	switch t.DType() {
 	case tensor.Float32:
 		src, dst := t.Float32s(), out.Float32s()

@@ -16,7 +16,7 @@ func binary(op string, a, b *Tensor, f func(x, y float32) float32) *Tensor {
 		return binaryLow(op, a, b, f)
 	}
 	shape := broadcastShapes(op, a.shape, b.shape)
-	out := Zeros(shape...)
+	out := Empty(Float32, shape...) // every branch writes every element
 	od, ad, bd := out.Float32s(), a.Float32s(), b.Float32s()
 	switch {
 	case sameShape(a.shape, b.shape):

@@ -38,7 +38,7 @@ func IndexSelect(x, idx *Tensor) *Tensor {
 	ids := checkIndex("IndexSelect", idx, n)
 	f := rowSize(x)
 	shape := append([]int{len(ids)}, x.shape[1:]...)
-	out := New(x.dtype, shape...)
+	out := Empty(x.dtype, shape...) // every row is copied
 	switch x.dtype {
 	case Float32:
 		od, xd := out.Float32s(), x.Float32s()

@@ -87,12 +87,7 @@ func countFree(device string, n int64) {
 
 func newStorage(dt DType, n int) *storage {
 	st := &storage{device: "cpu", bytes: int64(n) * int64(dt.Size())}
-	if limit := hostMemory(); limit > 0 && st.bytes > limit {
-		// Go cannot recover from a failed allocation (the process dies),
-		// so a request larger than the machine's memory is refused here.
-		panicf(ErrOutOfMemory, "New", "%d %s elements need %s, more than this machine's %s of memory",
-			n, dt, FormatBytes(st.bytes), FormatBytes(limit))
-	}
+	checkHostMemory("New", dt, n, st.bytes)
 	switch dt {
 	case Float32:
 		st.f32 = make([]float32, n)
@@ -107,6 +102,16 @@ func newStorage(dt DType, n int) *storage {
 	}
 	track(st)
 	return st
+}
+
+// checkHostMemory refuses an allocation of n elements of dt (bytes in all)
+// larger than the machine's memory: Go cannot recover from a failed
+// allocation (the process dies), so such a request is refused here.
+func checkHostMemory(op string, dt DType, n int, bytes int64) {
+	if limit := hostMemory(); limit > 0 && bytes > limit {
+		panicf(ErrOutOfMemory, op, "%d %s elements need %s, more than this machine's %s of memory",
+			n, dt, FormatBytes(bytes), FormatBytes(limit))
+	}
 }
 
 // track counts st's bytes now and releases them when the garbage collector

@@ -49,7 +49,7 @@ func New(dt DType, shape ...int) *Tensor {
 
 // Full returns a float32 tensor of the given shape filled with v.
 func Full(v float32, shape ...int) *Tensor {
-	t := Zeros(shape...)
+	t := Empty(Float32, shape...)
 	d := t.Float32s()
 	for i := range d {
 		d[i] = v
@@ -302,7 +302,7 @@ func (t *Tensor) Clone() *Tensor {
 	if t.st.device != "cpu" {
 		return cudaClone(t)
 	}
-	c := New(t.dtype, t.shape...)
+	c := Empty(t.dtype, t.shape...)
 	copyElems(c, 0, t, 0, t.n)
 	return c
 }
