@@ -15,29 +15,87 @@ import (
 // session. A training cell run ten times keeps ten sets of batches,
 // activations and loaders alive; a notebook's memory would only grow.
 //
-// After each program the session therefore releases the slots no later
-// code can read:
+// After each program the session therefore releases what no later code
+// reads:
 //
-//   - a temporary or block variable of the program: the top-level code
-//     that used it never runs again, and a function literal it created
-//     reads such variables through its own copy of the frame (yaegi
-//     clones the frame when it makes a closure), so the slot is given a
-//     fresh zero cell and the old cell lives on only while a closure holds
-//     it;
+//   - a temporary or block variable of the program holding engine data
+//     (engineData: tensors, blocks, loaders, graphs, and slices or maps of
+//     them) gets a fresh zero cell. The top-level code that used it never
+//     runs again, a function literal reads such variables through its own
+//     copy of the frame (yaegi clones the frame when it makes a closure),
+//     and a compiled call started by a go statement got its arguments
+//     before. yaegi does read a slot of a finished program again in one
+//     case: the receiver of an interpreted method (a method value such as
+//     mk(7).Get, an interpreted value inside a compiled interface, go
+//     w.run()), which is read when the method runs. Such a receiver always
+//     has an interpreted type, so slots of other types stay as they are;
+//   - a temporary of a boolean, numeric or string kind gets a fresh cell
+//     holding a copy of its value: yaegi stores an indexed element (buf[0])
+//     as a reference into its array, which would keep the whole array;
 //   - the old slot of a session variable declared again with the same
-//     type: it is made to share the new variable's cell, so a function
-//     declared before the redeclaration sees the new value (as in Python),
-//     instead of the stale one yaegi would give it.
+//     type is made to share the new variable's cell, so a function declared
+//     before the redeclaration sees the new value (as in Python), instead
+//     of the stale one yaegi would give it.
 //
 // The slot of a variable declared again with a different type keeps its
-// value: functions compiled against it still read it.
+// value: functions compiled against it still read it. A function literal
+// made by top-level code keeps, through its copy of the frame, every value
+// the session held at that moment.
 //
 // The frame is reached through yaegi's unexported fields (its layout is
 // pinned by go.mod and checked by frameOf); when the layout is not the
 // expected one, nothing is released and TestReclaimFreesCellMemory fails.
 type reclaimer struct {
-	done    int              // slots below done were examined
-	history map[string][]int // a session variable's slots, all sharing the current one's cell
+	done    int                   // slots below done were examined
+	history map[string][]int      // a session variable's slots, all sharing the current one's cell
+	data    map[reflect.Type]bool // engineData's answers
+}
+
+// engineData reports whether a slot of type t can be released: t is a
+// function type, a compiled named type other than an interface (a
+// graph.Block, a sampling.LoaderOptions), or a pointer, slice, array or map
+// built from them (a *tensor.Tensor, a []*graph.Block). An interpreted type can
+// never be one, and yaegi reads a slot again after its program only as the
+// receiver of an interpreted method (a method value, an interface wrapper
+// around an interpreted type, a go statement calling an interpreted
+// method), so such slots stay as they are.
+func (r *reclaimer) engineData(t reflect.Type) bool {
+	if ok, seen := r.data[t]; seen {
+		return ok
+	}
+	if r.data == nil {
+		r.data = map[reflect.Type]bool{}
+	}
+	var ok bool
+	switch k := t.Kind(); {
+	case k == reflect.Func:
+		// A temporary function value: a bound method (blocks[0].SrcData
+		// keeps blocks[0]) or a closure, called by its own program; a
+		// method value assigned to a variable was copied into its cell.
+		ok = true
+	case k == reflect.Interface || k == reflect.Chan || k == reflect.UnsafePointer:
+		// A compiled interface may hold an interpreted value, whose
+		// methods read it when they run.
+	case t.Name() != "" && t.PkgPath() != "" && t.PkgPath() != "main":
+		ok = true
+	case t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+		ok = r.engineData(t.Elem())
+	case t.Kind() == reflect.Map:
+		ok = r.engineData(t.Elem()) && (basicKind(t.Key().Kind()) || r.engineData(t.Key()))
+	}
+	r.data[t] = ok
+	return ok
+}
+
+// basicKind reports whether k is a boolean, numeric or string kind.
+func basicKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
+		return true
+	}
+	return false
 }
 
 // yaegiFrame is where an interpreter keeps its global frame's values.
@@ -151,10 +209,17 @@ func (r *reclaimer) reclaim(in *interp.Interpreter) {
 		if held[i] || !data[i].IsValid() {
 			continue
 		}
-		// Every kind: yaegi also stores in a slot a reflect.Value that
-		// points into another value (an element of an indexed slice),
-		// which keeps that value's whole array reachable.
-		data[i] = reflect.New(data[i].Type()).Elem()
+		v := data[i]
+		switch t := v.Type(); {
+		case basicKind(t.Kind()):
+			// A copy in a fresh cell: the value is kept for a later
+			// reader, the array an element reference points into is not.
+			c := reflect.New(t).Elem()
+			c.Set(v)
+			data[i] = c
+		case r.engineData(t):
+			data[i] = reflect.New(t).Elem()
+		}
 	}
 	r.done = len(data)
 }

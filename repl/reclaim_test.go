@@ -14,7 +14,7 @@ func heapMB() float64 {
 }
 
 // TestReclaimFreesCellMemory re-runs cells whose temporaries, loop variables
-// and redeclared session variables hold 40 MB each: the session must keep
+// and redeclared session variables hold a 40 MB tensor each: the session must keep
 // at most the one copy a variable still names, not one per run.
 func TestReclaimFreesCellMemory(t *testing.T) {
 	s, _, _ := newSession(t)
@@ -28,11 +28,12 @@ func TestReclaimFreesCellMemory(t *testing.T) {
 		name, src string
 		keep      float64 // MB a variable still names afterwards
 	}{
-		{"loop variable", "for i := 0; i < 1; i++ {\n\tbuf := make([]byte, 40<<20)\n\tbuf[0] = 1\n}", 0},
-		{"block variable", "if true {\n\tbuf := make([]byte, 40<<20)\n\t_ = buf\n}", 0},
-		{"temporary", "len(make([]byte, 40<<20))", 0},
-		{"redeclared variable", "big := make([]byte, 40<<20)\nbig[1] = 2", 42},
-		{"closure's frame", "func() {\n\tbuf := make([]byte, 40<<20)\n\t_ = buf\n}()", 0},
+		{"loop variable", "for i := 0; i < 1; i++ {\n\tbuf := tensor.Zeros(10 << 20)\n\t_ = buf\n}", 0},
+		{"block variable", "if true {\n\tbuf := tensor.Zeros(10 << 20)\n\t_ = buf\n}", 0},
+		{"temporary", "tensor.Sum(tensor.Zeros(10 << 20)).Item()", 0},
+		{"indexed temporary", "for i := 0; i < 1; i++ {\n\tts := []*tensor.Tensor{tensor.Zeros(10 << 20)}\n\t_ = ts[0].Shape()\n}", 0},
+		{"redeclared variable", "big := tensor.Zeros(10 << 20)\n_ = big", 42},
+		{"closure's frame", "func() {\n\tbuf := tensor.Zeros(10 << 20)\n\t_ = buf\n}()", 0},
 	} {
 		before := heapMB()
 		for range 4 {
@@ -76,6 +77,23 @@ func TestReclaimKeepsSemantics(t *testing.T) {
 		{"len(p.a)", "2"},
 		{"m := map[string][]float64{}\nfor k := 0; k < 3; k++ {\n\trow := make([]float64, 4)\n\tm[string(rune('a'+k))] = row\n}", ""},
 		{"len(m[\"c\"])", "4"},
+		// Receivers of interpreted methods are read when the method runs.
+		{"type T struct{ n int }\nfunc (t T) Get() int { return t.n }\nfunc (t *T) Inc() int { t.n++; return t.n }\nfunc mk(n int) T { return T{n: n} }", ""},
+		{"mv := mk(7).Get", ""},
+		{"mv()", "7"},
+		{"mv2 := mk(8).Get\nmv2()", "8"},
+		{"mp := (&T{n: 5}).Inc", ""},
+		{"mp()", "6"},
+		{"var mb func() int\nif true {\n\tb := T{n: 42}\n\tmb = b.Get\n}", ""},
+		{"mb()", "42"},
+		{"type S struct{ v string }\nfunc (s S) String() string { return \"S:\" + s.v }", ""},
+		{"var st fmt.Stringer = S{v: \"x\"}", ""},
+		{"len(fmt.Sprint(st))", "3"},
+		{"list := []fmt.Stringer{S{v: \"in-slice\"}}", ""},
+		{"len(list[0].String())", "10"},
+		{"type W struct{ n int }\nfunc (w *W) run(out chan int) { out <- w.n }\nout := make(chan int, 1)", ""},
+		{"go (&W{n: 4}).run(out)", ""},
+		{"<-out", "4"},
 	} {
 		if got := eval(t, s, c.src); got != c.want {
 			t.Errorf("%q shows %q, want %q", c.src, got, c.want)
