@@ -16,8 +16,10 @@
 //
 // The runtime reads this setting (GODEBUG=madvdontneed=0) only at start-up,
 // and it cannot be set with a //go:debug directive, so Setup re-executes the
-// program with it. GODEBUG naming madvdontneed explicitly is left alone, and
-// GNNREPL_MADVISE=keep skips the re-execution.
+// program with it, then gives GODEBUG back the user's value (so that user
+// code and child processes see what the user set). GODEBUG naming
+// madvdontneed explicitly is left alone, and GNNREPL_MADVISE=keep skips the
+// re-execution.
 package memrelease
 
 import (
@@ -30,6 +32,13 @@ import (
 // Env is the variable that, set to "keep", leaves the runtime's default.
 const Env = "GNNREPL_MADVISE"
 
+// userEnv carries the user's GODEBUG (possibly empty) across the
+// re-execution; its presence marks the re-executed process.
+const userEnv = "GNNREPL_GODEBUG_USER"
+
+// lazy is set in the re-executed process.
+var lazy bool
+
 // Setup re-executes the running program (same arguments, environment and
 // process ID) with madvdontneed=0 added to GODEBUG, on Linux, unless
 // GODEBUG already sets madvdontneed or Env is "keep". It must be called at
@@ -37,6 +46,16 @@ const Env = "GNNREPL_MADVISE"
 // only when it did not re-execute (or the exec failed: the program then
 // simply runs with the runtime's default).
 func Setup() {
+	if user, ok := os.LookupEnv(userEnv); ok {
+		lazy = true
+		os.Unsetenv(userEnv)
+		if user == "" {
+			os.Unsetenv("GODEBUG")
+		} else {
+			os.Setenv("GODEBUG", user)
+		}
+		return
+	}
 	if runtime.GOOS != "linux" || os.Getenv(Env) == "keep" {
 		return
 	}
@@ -48,16 +67,17 @@ func Setup() {
 	if err != nil {
 		return
 	}
-	if gd != "" {
-		gd += ","
-	}
 	var env []string // the first GODEBUG entry is the one read: replace it
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GODEBUG=") {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "GODEBUG="+gd+"madvdontneed=0")
+	sep := ""
+	if gd != "" {
+		sep = ","
+	}
+	env = append(env, userEnv+"="+gd, "GODEBUG="+gd+sep+"madvdontneed=0")
 	_ = syscall.Exec(exe, os.Args, env)
 }
 
@@ -69,6 +89,8 @@ func Mode() string {
 	}
 	gd := os.Getenv("GODEBUG")
 	switch {
+	case lazy:
+		return "lazy (MADV_FREE: GODEBUG=madvdontneed=0 set at start)"
 	case strings.Contains(gd, "madvdontneed=0"):
 		return "lazy (MADV_FREE: GODEBUG=madvdontneed=0)"
 	case strings.Contains(gd, "madvdontneed="):

@@ -14,7 +14,7 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("MEMRELEASE_CHILD") != "" {
 		Setup()
-		fmt.Printf("GODEBUG=%q\n", os.Getenv("GODEBUG"))
+		fmt.Printf("GODEBUG=%q %s\n", os.Getenv("GODEBUG"), Mode())
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -22,10 +22,12 @@ func TestMain(m *testing.M) {
 
 func TestSetupReexecutes(t *testing.T) {
 	for _, c := range []struct{ env, want string }{
-		{"", `GODEBUG="madvdontneed=0"`},
-		{"GODEBUG=gctrace=0", `GODEBUG="gctrace=0,madvdontneed=0"`},
-		{"GODEBUG=madvdontneed=1", `GODEBUG="madvdontneed=1"`},
-		{Env + "=keep", `GODEBUG=""`},
+		// The user's GODEBUG comes back after the re-execution.
+		{"", `GODEBUG="" lazy (MADV_FREE: GODEBUG=madvdontneed=0 set at start)`},
+		{"GODEBUG=gctrace=0", `GODEBUG="gctrace=0" lazy (MADV_FREE: GODEBUG=madvdontneed=0 set at start)`},
+		{"GODEBUG=madvdontneed=1", `GODEBUG="madvdontneed=1" immediate (MADV_DONTNEED, set by GODEBUG)`},
+		{"GODEBUG=madvdontneed=0", `GODEBUG="madvdontneed=0" lazy (MADV_FREE: GODEBUG=madvdontneed=0)`},
+		{Env + "=keep", `GODEBUG="" immediate (MADV_DONTNEED: ` + Env + `=keep)`},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append([]string{"MEMRELEASE_CHILD=1"}, filterEnv(os.Environ())...)
@@ -46,7 +48,7 @@ func TestSetupReexecutes(t *testing.T) {
 func filterEnv(env []string) []string {
 	var out []string
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "GODEBUG=") && !strings.HasPrefix(kv, Env+"=") {
+		if !strings.HasPrefix(kv, "GODEBUG=") && !strings.HasPrefix(kv, Env+"=") && !strings.HasPrefix(kv, userEnv+"=") {
 			out = append(out, kv)
 		}
 	}
