@@ -100,8 +100,9 @@ func basicKind(k reflect.Kind) bool {
 
 // yaegiFrame is where an interpreter keeps its global frame's values.
 type yaegiFrame struct {
-	data *[]reflect.Value
-	mu   *sync.RWMutex
+	data     *[]reflect.Value
+	mu       *sync.RWMutex
+	deferred *[][]reflect.Value // the deferred calls of top-level code
 }
 
 // frameOf returns in's global frame, or ok false when yaegi's fields are
@@ -113,13 +114,15 @@ func frameOf(in *interp.Interpreter) (f yaegiFrame, ok bool) {
 		return f, false
 	}
 	fr := fp.Elem()
-	d, m := fr.FieldByName("data"), fr.FieldByName("mutex")
-	if !d.IsValid() || d.Type() != reflect.TypeOf([]reflect.Value(nil)) || !m.IsValid() || m.Type() != reflect.TypeOf(sync.RWMutex{}) {
+	d, m, df := fr.FieldByName("data"), fr.FieldByName("mutex"), fr.FieldByName("deferred")
+	if !d.IsValid() || d.Type() != reflect.TypeOf([]reflect.Value(nil)) || !m.IsValid() || m.Type() != reflect.TypeOf(sync.RWMutex{}) ||
+		!df.IsValid() || df.Type() != reflect.TypeOf([][]reflect.Value(nil)) {
 		return f, false
 	}
 	return yaegiFrame{
-		data: (*[]reflect.Value)(unsafe.Pointer(d.UnsafeAddr())),
-		mu:   (*sync.RWMutex)(unsafe.Pointer(m.UnsafeAddr())),
+		data:     (*[]reflect.Value)(unsafe.Pointer(d.UnsafeAddr())),
+		mu:       (*sync.RWMutex)(unsafe.Pointer(m.UnsafeAddr())),
+		deferred: (*[][]reflect.Value)(unsafe.Pointer(df.UnsafeAddr())),
 	}, true
 }
 
@@ -183,6 +186,10 @@ func (r *reclaimer) reclaim(in *interp.Interpreter) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	// yaegi runs the global frame's deferred calls when a program ends but
+	// never empties the list: a top-level defer ran again at the end of
+	// every later cell. It has run once now, at the end of its own cell.
+	*f.deferred = nil
 	data := *f.data
 	if r.history == nil {
 		r.history = map[string][]int{}

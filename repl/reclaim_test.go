@@ -94,6 +94,12 @@ func TestReclaimKeepsSemantics(t *testing.T) {
 		{"type W struct{ n int }\nfunc (w *W) run(out chan int) { out <- w.n }\nout := make(chan int, 1)", ""},
 		{"go (&W{n: 4}).run(out)", ""},
 		{"<-out", "4"},
+		// A top-level defer runs once, at the end of its own cell.
+		{"cnt := 0", ""},
+		{"defer func() { cnt++ }()", ""},
+		{"cnt", "1"},
+		{"1 + 1", "2"},
+		{"cnt", "1"},
 	} {
 		if got := eval(t, s, c.src); got != c.want {
 			t.Errorf("%q shows %q, want %q", c.src, got, c.want)
