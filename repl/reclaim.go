@@ -18,20 +18,19 @@ import (
 // After each program the session therefore releases what no later code
 // reads:
 //
-//   - a temporary or block variable of the program holding engine data
-//     (engineData: tensors, blocks, loaders, graphs, and slices or maps of
-//     them) gets a fresh zero cell. The top-level code that used it never
-//     runs again, a function literal reads such variables through its own
-//     copy of the frame (yaegi clones the frame when it makes a closure),
-//     and a compiled call started by a go statement got its arguments
-//     before. yaegi does read a slot of a finished program again in one
-//     case: the receiver of an interpreted method (a method value such as
-//     mk(7).Get, an interpreted value inside a compiled interface, go
-//     w.run()), which is read when the method runs. Such a receiver always
-//     has an interpreted type, so slots of other types stay as they are;
-//   - a temporary of a boolean, numeric or string kind gets a fresh cell
-//     holding a copy of its value: yaegi stores an indexed element (buf[0])
-//     as a reference into its array, which would keep the whole array;
+//   - a temporary or block variable of the program gets a fresh zero cell
+//     (the old cell lives on only while something points to it). The
+//     top-level code that used it never runs again, a function literal
+//     reads such variables through its own copy of the frame (yaegi clones
+//     the frame when it makes a closure), and a compiled call started by a
+//     go statement got its arguments before. yaegi does read a slot of a
+//     finished program again in one case: the receiver of an interpreted
+//     method (a method value such as mk(7).Get, a value of the user's type
+//     inside a compiled interface such as a custom Sampler, go w.run()),
+//     read when the method runs. Such a receiver has a type the user
+//     declared (or a pointer, slice, map... of one), so the slot of every
+//     node of such a type, and of every method call's receiver node, is
+//     kept (userTypeSlots);
 //   - the old slot of a session variable declared again with the same
 //     type is made to share the new variable's cell, so a function declared
 //     before the redeclaration sees the new value (as in Python), instead
@@ -46,56 +45,8 @@ import (
 // pinned by go.mod and checked by frameOf); when the layout is not the
 // expected one, nothing is released and TestReclaimFreesCellMemory fails.
 type reclaimer struct {
-	done    int                   // slots below done were examined
-	history map[string][]int      // a session variable's slots, all sharing the current one's cell
-	data    map[reflect.Type]bool // engineData's answers
-}
-
-// engineData reports whether a slot of type t can be released: t is a
-// function type, a compiled named type other than an interface (a
-// graph.Block, a sampling.LoaderOptions), or a pointer, slice, array or map
-// built from them (a *tensor.Tensor, a []*graph.Block). An interpreted type can
-// never be one, and yaegi reads a slot again after its program only as the
-// receiver of an interpreted method (a method value, an interface wrapper
-// around an interpreted type, a go statement calling an interpreted
-// method), so such slots stay as they are.
-func (r *reclaimer) engineData(t reflect.Type) bool {
-	if ok, seen := r.data[t]; seen {
-		return ok
-	}
-	if r.data == nil {
-		r.data = map[reflect.Type]bool{}
-	}
-	var ok bool
-	switch k := t.Kind(); {
-	case k == reflect.Func:
-		// A temporary function value: a bound method (blocks[0].SrcData
-		// keeps blocks[0]) or a closure, called by its own program; a
-		// method value assigned to a variable was copied into its cell.
-		ok = true
-	case k == reflect.Interface || k == reflect.Chan || k == reflect.UnsafePointer:
-		// A compiled interface may hold an interpreted value, whose
-		// methods read it when they run.
-	case t.Name() != "" && t.PkgPath() != "" && t.PkgPath() != "main":
-		ok = true
-	case t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
-		ok = r.engineData(t.Elem())
-	case t.Kind() == reflect.Map:
-		ok = r.engineData(t.Elem()) && (basicKind(t.Key().Kind()) || r.engineData(t.Key()))
-	}
-	r.data[t] = ok
-	return ok
-}
-
-// basicKind reports whether k is a boolean, numeric or string kind.
-func basicKind(k reflect.Kind) bool {
-	switch k {
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
-		return true
-	}
-	return false
+	done    int              // slots below done were examined
+	history map[string][]int // a session variable's slots, all sharing the current one's cell
 }
 
 // yaegiFrame is where an interpreter keeps its global frame's values.
@@ -174,13 +125,10 @@ func symbolSlots(in *interp.Interpreter) (main map[string]int, held map[int]bool
 }
 
 // reclaim releases the global-frame slots of in that no later code reads
-// (see reclaimer). It must run while no program of in runs.
-func (r *reclaimer) reclaim(in *interp.Interpreter) {
+// (see reclaimer) once prog has run. It must run while no program of in
+// runs.
+func (r *reclaimer) reclaim(in *interp.Interpreter, prog *interp.Program) {
 	f, ok := frameOf(in)
-	if !ok {
-		return
-	}
-	names, held, ok := symbolSlots(in)
 	if !ok {
 		return
 	}
@@ -191,6 +139,11 @@ func (r *reclaimer) reclaim(in *interp.Interpreter) {
 	// every later cell. It has run once now, at the end of its own cell.
 	*f.deferred = nil
 	data := *f.data
+	names, held, ok := symbolSlots(in)
+	if !ok || !userTypeSlots(prog, held) {
+		r.done = len(data) // unknown layout: keep everything
+		return
+	}
 	if r.history == nil {
 		r.history = map[string][]int{}
 	}
@@ -213,20 +166,96 @@ func (r *reclaimer) reclaim(in *interp.Interpreter) {
 		r.history[name] = []int{j} // new, or a new type: the old slots keep their values
 	}
 	for i := r.done; i < len(data); i++ {
-		if held[i] || !data[i].IsValid() {
-			continue
-		}
-		v := data[i]
-		switch t := v.Type(); {
-		case basicKind(t.Kind()):
-			// A copy in a fresh cell: the value is kept for a later
-			// reader, the array an element reference points into is not.
-			c := reflect.New(t).Elem()
-			c.Set(v)
-			data[i] = c
-		case r.engineData(t):
-			data[i] = reflect.New(t).Elem()
+		if !held[i] && data[i].IsValid() {
+			data[i] = reflect.New(data[i].Type()).Elem()
 		}
 	}
 	r.done = len(data)
+}
+
+// userTypeSlots adds to held the frame slot of every node of prog whose
+// type is one the user declared, or is built from one (a pointer, slice,
+// map, array or channel of it), and of every method receiver node of such
+// a type or of an unnamed struct type: the receivers yaegi reads again
+// when an interpreted method runs (a compiled method value binds its
+// receiver when it is made). Nodes inside function bodies index their own
+// frames; counting them too only keeps more. It reports false when yaegi's
+// nodes are not laid out as expected.
+func userTypeSlots(prog *interp.Program, held map[int]bool) bool {
+	root := reflect.ValueOf(prog).Elem().FieldByName("root")
+	if !root.IsValid() || root.Kind() != reflect.Pointer {
+		return false
+	}
+	ok := true
+	var walk func(n reflect.Value, depth int)
+	walk = func(n reflect.Value, depth int) {
+		if !ok || n.Kind() != reflect.Pointer || n.IsNil() || depth > 10000 {
+			return
+		}
+		e := n.Elem()
+		fi, typ, recv, child := e.FieldByName("findex"), e.FieldByName("typ"), e.FieldByName("recv"), e.FieldByName("child")
+		if !fi.IsValid() || fi.Kind() != reflect.Int || !typ.IsValid() || !recv.IsValid() || !child.IsValid() || child.Kind() != reflect.Slice {
+			ok = false
+			return
+		}
+		if userType(typ, 0) && fi.Int() >= 0 {
+			held[int(fi.Int())] = true
+		}
+		if recv.Kind() == reflect.Pointer && !recv.IsNil() {
+			if rn := recv.Elem().FieldByName("node"); rn.IsValid() && rn.Kind() == reflect.Pointer && !rn.IsNil() {
+				rfi, rt := rn.Elem().FieldByName("findex"), rn.Elem().FieldByName("typ")
+				if rfi.IsValid() && rfi.Kind() == reflect.Int && rfi.Int() >= 0 && (userType(rt, 0) || anonStruct(rt)) {
+					held[int(rfi.Int())] = true
+				}
+			}
+		}
+		for i := 0; i < child.Len(); i++ {
+			walk(child.Index(i), depth+1)
+		}
+	}
+	walk(root, 0)
+	return ok
+}
+
+// anonStruct reports whether t, a yaegi *itype, is an unnamed struct type
+// made by interpreted code, or a pointer to one: it may embed a type the
+// user declared, whose promoted methods read it as their receiver.
+func anonStruct(t reflect.Value) bool {
+	for depth := 0; depth < 16 && t.Kind() == reflect.Pointer && !t.IsNil(); depth++ {
+		e := t.Elem()
+		name, path, fields := e.FieldByName("name"), e.FieldByName("path"), e.FieldByName("field")
+		if !name.IsValid() || !path.IsValid() || !fields.IsValid() || fields.Kind() != reflect.Slice {
+			return true // unknown layout: keep
+		}
+		if name.String() == "" && path.String() == "" && fields.Len() > 0 {
+			return true
+		}
+		t = e.FieldByName("val")
+		if !t.IsValid() {
+			return true
+		}
+	}
+	return false
+}
+
+// userType reports whether t, a yaegi *itype, is a type the user declared
+// (it has a name and a package path: compiled types have no name there,
+// predeclared ones no path), or an element type chain (pointer, slice,
+// map value, channel) leads to one.
+func userType(t reflect.Value, depth int) bool {
+	for ; depth < 16 && t.Kind() == reflect.Pointer && !t.IsNil(); depth++ {
+		e := t.Elem()
+		name, path := e.FieldByName("name"), e.FieldByName("path")
+		if !name.IsValid() || !path.IsValid() {
+			return true // unknown layout: keep
+		}
+		if name.String() != "" && path.String() != "" {
+			return true
+		}
+		t = e.FieldByName("val")
+		if !t.IsValid() {
+			return true
+		}
+	}
+	return false
 }

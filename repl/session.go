@@ -782,7 +782,7 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 		select {
 		case <-e.fin:
 			s.trace.end()
-			s.rec.reclaim(s.in)
+			s.rec.reclaim(s.in, prog)
 			return reflect.Value{}, interrupted(ctx)
 		case <-t.C:
 			s.zombie.Store(e)
@@ -790,7 +790,7 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 		}
 	}
 	frames := s.trace.end()
-	s.rec.reclaim(s.in)
+	s.rec.reclaim(s.in, prog)
 	if e.err == nil {
 		return e.res, nil
 	}
