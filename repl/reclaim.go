@@ -2,6 +2,7 @@ package repl
 
 import (
 	"reflect"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -78,15 +79,16 @@ func frameOf(in *interp.Interpreter) (f yaegiFrame, ok bool) {
 }
 
 // symbolSlots returns the frame slot of every top-level name of in's main
-// package, and every slot any package-level symbol of in holds; ok is false
-// when yaegi's fields are not laid out as expected.
-func symbolSlots(in *interp.Interpreter) (main map[string]int, held map[int]bool, ok bool) {
+// package, which of those names have a type the user declared, and every
+// slot any package-level symbol of in holds; ok is false when yaegi's
+// fields are not laid out as expected.
+func symbolSlots(in *interp.Interpreter) (main map[string]int, user map[string]bool, held map[int]bool, ok bool) {
 	iv := reflect.ValueOf(in).Elem()
 	scopes := iv.FieldByName("scopes")
 	if !scopes.IsValid() || scopes.Kind() != reflect.Map {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	main, held = map[string]int{}, map[int]bool{}
+	main, user, held = map[string]int{}, map[string]bool{}, map[int]bool{}
 	visit := func(pkg string, sc reflect.Value) bool {
 		if sc.Kind() != reflect.Pointer || sc.IsNil() {
 			return true
@@ -108,20 +110,23 @@ func symbolSlots(in *interp.Interpreter) (main map[string]int, held map[int]bool
 				held[i] = true
 				if pkg == "main" {
 					main[it.Key().String()] = i
+					if userType(sym.Elem().FieldByName("typ"), 0) {
+						user[it.Key().String()] = true
+					}
 				}
 			}
 		}
 		return true
 	}
 	if !visit("", iv.FieldByName("universe")) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	for it := scopes.MapRange(); it.Next(); {
 		if !visit(it.Key().String(), it.Value()) {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 	}
-	return main, held, true
+	return main, user, held, true
 }
 
 // reclaim releases the global-frame slots of in that no later code reads
@@ -139,7 +144,7 @@ func (r *reclaimer) reclaim(in *interp.Interpreter, prog *interp.Program) {
 	// every later cell. It has run once now, at the end of its own cell.
 	*f.deferred = nil
 	data := *f.data
-	names, held, ok := symbolSlots(in)
+	names, user, held, ok := symbolSlots(in)
 	if !ok || !userTypeSlots(prog, held) {
 		r.done = len(data) // unknown layout: keep everything
 		return
@@ -155,7 +160,9 @@ func (r *reclaimer) reclaim(in *interp.Interpreter, prog *interp.Program) {
 		if n := len(h); n > 0 && h[n-1] == j {
 			continue
 		}
-		if n := len(h); n > 0 && h[n-1] < len(data) && data[h[n-1]].IsValid() && data[h[n-1]].Type() == data[j].Type() {
+		// A variable of the user's type is not shared: a method value or
+		// an interface value made from the old one reads its slot.
+		if n := len(h); n > 0 && !user[name] && h[n-1] < len(data) && data[h[n-1]].IsValid() && data[h[n-1]].Type() == data[j].Type() {
 			for _, i := range h {
 				data[i] = data[j]
 				held[i] = true
@@ -176,9 +183,8 @@ func (r *reclaimer) reclaim(in *interp.Interpreter, prog *interp.Program) {
 // userTypeSlots adds to held the frame slot of every node of prog whose
 // type is one the user declared, or is built from one (a pointer, slice,
 // map, array or channel of it), and of every method receiver node of such
-// a type or of an unnamed struct type: the receivers yaegi reads again
-// when an interpreted method runs (a compiled method value binds its
-// receiver when it is made). Nodes inside function bodies index their own
+// a type: the receivers yaegi reads again when an interpreted method runs
+// (a compiled method value binds its receiver when it is made). Nodes inside function bodies index their own
 // frames; counting them too only keeps more. It reports false when yaegi's
 // nodes are not laid out as expected.
 func userTypeSlots(prog *interp.Program, held map[int]bool) bool {
@@ -204,7 +210,7 @@ func userTypeSlots(prog *interp.Program, held map[int]bool) bool {
 		if recv.Kind() == reflect.Pointer && !recv.IsNil() {
 			if rn := recv.Elem().FieldByName("node"); rn.IsValid() && rn.Kind() == reflect.Pointer && !rn.IsNil() {
 				rfi, rt := rn.Elem().FieldByName("findex"), rn.Elem().FieldByName("typ")
-				if rfi.IsValid() && rfi.Kind() == reflect.Int && rfi.Int() >= 0 && (userType(rt, 0) || anonStruct(rt)) {
+				if rfi.IsValid() && rfi.Kind() == reflect.Int && rfi.Int() >= 0 && userType(rt, 0) {
 					held[int(rfi.Int())] = true
 				}
 			}
@@ -217,39 +223,24 @@ func userTypeSlots(prog *interp.Program, held map[int]bool) bool {
 	return ok
 }
 
-// anonStruct reports whether t, a yaegi *itype, is an unnamed struct type
-// made by interpreted code, or a pointer to one: it may embed a type the
-// user declared, whose promoted methods read it as their receiver.
-func anonStruct(t reflect.Value) bool {
-	for depth := 0; depth < 16 && t.Kind() == reflect.Pointer && !t.IsNil(); depth++ {
+// userType reports whether t, a yaegi *itype, is a type interpreted code
+// made that may have methods, or an element type chain (pointer, slice,
+// map value, channel) leads to one: a type the user declared (it has a
+// name and a package path: compiled types have no name there, predeclared
+// ones no path), an instance of a generic one ("Box[int]", which yaegi
+// gives no path), or an unnamed struct, which may embed one of them.
+func userType(t reflect.Value, depth int) bool {
+	for ; depth < 16 && t.Kind() == reflect.Pointer && !t.IsNil(); depth++ {
 		e := t.Elem()
 		name, path, fields := e.FieldByName("name"), e.FieldByName("path"), e.FieldByName("field")
 		if !name.IsValid() || !path.IsValid() || !fields.IsValid() || fields.Kind() != reflect.Slice {
 			return true // unknown layout: keep
 		}
-		if name.String() == "" && path.String() == "" && fields.Len() > 0 {
+		n, p := name.String(), path.String()
+		switch {
+		case n != "" && (p != "" || strings.Contains(n, "[")):
 			return true
-		}
-		t = e.FieldByName("val")
-		if !t.IsValid() {
-			return true
-		}
-	}
-	return false
-}
-
-// userType reports whether t, a yaegi *itype, is a type the user declared
-// (it has a name and a package path: compiled types have no name there,
-// predeclared ones no path), or an element type chain (pointer, slice,
-// map value, channel) leads to one.
-func userType(t reflect.Value, depth int) bool {
-	for ; depth < 16 && t.Kind() == reflect.Pointer && !t.IsNil(); depth++ {
-		e := t.Elem()
-		name, path := e.FieldByName("name"), e.FieldByName("path")
-		if !name.IsValid() || !path.IsValid() {
-			return true // unknown layout: keep
-		}
-		if name.String() != "" && path.String() != "" {
+		case n == "" && p == "" && fields.Len() > 0:
 			return true
 		}
 		t = e.FieldByName("val")

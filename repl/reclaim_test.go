@@ -21,7 +21,7 @@ func TestReclaimFreesCellMemory(t *testing.T) {
 	if _, ok := frameOf(s.in); !ok {
 		t.Fatal("yaegi's global frame is not where reclaim.go looks for it (another yaegi version?)")
 	}
-	if _, _, ok := symbolSlots(s.in); !ok {
+	if _, _, _, ok := symbolSlots(s.in); !ok {
 		t.Fatal("yaegi's scopes are not laid out as reclaim.go expects (another yaegi version?)")
 	}
 	for _, c := range []struct {
@@ -122,6 +122,18 @@ func TestReclaimKeepsSemantics(t *testing.T) {
 		{"type TS []*tensor.Tensor\nfunc (t *TS) Add(x *tensor.Tensor) int { *t = append(*t, x); return len(*t) }\nvar adds func(*tensor.Tensor) int", ""},
 		{"for i := 0; i < 1; i++ {\n\tvar ts TS\n\tadds = ts.Add\n\tadds(tensor.Ones(1))\n}", ""},
 		{"adds(tensor.Ones(1))", "2"},
+		// Unnamed structs embedding the user's type, generic instances.
+		{"type MyT struct{ N int }\nfunc (m MyT) String() string { return fmt.Sprintf(\"MyT(%d)\", m.N) }", ""},
+		{"var s3 fmt.Stringer = struct{ MyT }{MyT{25}}", ""},
+		{"s3.String() == \"MyT(25)\"", "true"},
+		{"type Box[T any] struct{ v T }\nfunc (b Box[T]) String() string { return fmt.Sprint(\"Box:\", b.v) }", ""},
+		{"bs := []fmt.Stringer{Box[int]{7}}", ""},
+		{"bs[0].String() == \"Box:7\"", "true"},
+		// A variable of the user's type declared again is a new variable:
+		// values made from the old one keep it.
+		{"mt := MyT{1}\nstr := mt.String\nvar s4 fmt.Stringer = mt", ""},
+		{"mt := MyT{100}", ""},
+		{"str() == \"MyT(1)\" && s4.String() == \"MyT(1)\"", "true"},
 		// A top-level defer runs once, at the end of its own cell.
 		{"cnt := 0", ""},
 		{"defer func() { cnt++ }()", ""},
