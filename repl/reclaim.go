@@ -29,13 +29,14 @@ import (
 //     method (a method value such as mk(7).Get, a value of the user's type
 //     inside a compiled interface such as a custom Sampler, go w.run()),
 //     read when the method runs. Such a receiver has a type the user
-//     declared (or a pointer, slice, map... of one), so the slot of every
-//     node of such a type, and of every method call's receiver node, is
-//     kept (userTypeSlots);
+//     declared, a generic instance or an unnamed struct (or a pointer,
+//     slice, map... of one), so the slot of every node of such a type, and
+//     of every such receiver node, is kept (userTypeSlots);
 //   - the old slot of a session variable declared again with the same
-//     type is made to share the new variable's cell, so a function declared
-//     before the redeclaration sees the new value (as in Python), instead
-//     of the stale one yaegi would give it.
+//     type (not one of the user's: method and interface values made from
+//     the old variable read its slot) is made to share the new variable's
+//     cell, so a function declared before the redeclaration sees the new
+//     value (as in Python), instead of the stale one yaegi would give it.
 //
 // The slot of a variable declared again with a different type keeps its
 // value: functions compiled against it still read it. A function literal
