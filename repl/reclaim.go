@@ -185,9 +185,10 @@ func (r *reclaimer) reclaim(in *interp.Interpreter, prog *interp.Program) {
 // type is one the user declared, or is built from one (a pointer, slice,
 // map, array or channel of it), and of every method receiver node of such
 // a type: the receivers yaegi reads again when an interpreted method runs
-// (a compiled method value binds its receiver when it is made). Nodes inside function bodies index their own
-// frames; counting them too only keeps more. It reports false when yaegi's
-// nodes are not laid out as expected.
+// (a compiled method value binds its receiver when it is made). Nodes
+// inside function bodies index their own frames; counting them too only
+// keeps more. It reports false when yaegi's nodes are not laid out as
+// expected.
 func userTypeSlots(prog *interp.Program, held map[int]bool) bool {
 	root := reflect.ValueOf(prog).Elem().FieldByName("root")
 	if !root.IsValid() || root.Kind() != reflect.Pointer {

@@ -178,30 +178,38 @@ func dropoutAt(x *Tensor, p float32, seed, base uint64, given *Tensor) (*Tensor,
 	}
 	scale := 1 / (1 - p)
 	n := x.n
-	out := New(x.dtype, x.shape...)
-	// apply writes word wi's 64 elements of out from x under mask word m.
-	var apply func(wi int, m uint64)
-	if isLow(x.dtype) {
-		src, dst, dt := x.Uint16s(), out.Uint16s(), x.dtype
-		apply = func(wi int, m uint64) { lowMaskedScale(dt, src, dst, wi, m, scale) }
-	} else {
-		src, dst := x.Float32s(), out.Float32s()
-		apply = func(wi int, m uint64) { maskedScale(src, dst, wi, m, scale) }
-	}
+	out := Empty(x.dtype, x.shape...) // every element is written under the mask
+	apply := maskedScaler(x, out, scale)
 	words := (n + 63) / 64
 	maskT := given
 	if given == nil || given.dtype != Int64 || given.n != words {
 		maskT = New(Int64, words)
 		drawMask(maskT.Int64s(), n, p, seed, base, apply)
 	} else {
-		mask := given.Int64s()
-		parallelFor(words, 1<<6, func(lo, hi int) {
-			for wi := lo; wi < hi; wi++ {
-				apply(wi, uint64(mask[wi]))
-			}
-		})
+		applyMask(given.Int64s(), apply)
 	}
 	return dropoutRecord(x, out, maskT, scale), maskT
+}
+
+// maskedScaler returns the function that writes word wi's 64 elements of
+// dst from src (same dtype and size) under mask word m: kept ones scaled
+// by scale, dropped ones zero.
+func maskedScaler(src, dst *Tensor, scale float32) func(wi int, m uint64) {
+	if isLow(src.dtype) {
+		s, d, dt := src.Uint16s(), dst.Uint16s(), src.dtype
+		return func(wi int, m uint64) { lowMaskedScale(dt, s, d, wi, m, scale) }
+	}
+	s, d := src.Float32s(), dst.Float32s()
+	return func(wi int, m uint64) { maskedScale(s, d, wi, m, scale) }
+}
+
+// applyMask hands every word of mask to apply, words split over goroutines.
+func applyMask(mask []int64, apply func(wi int, m uint64)) {
+	parallelFor(len(mask), 1<<6, func(lo, hi int) {
+		for wi := lo; wi < hi; wi++ {
+			apply(wi, uint64(mask[wi]))
+		}
+	})
 }
 
 // drawMask fills mask with the keep bits of n elements (bit i%64 of word
@@ -239,20 +247,8 @@ func drawMask(mask []int64, n int, p float32, seed, base uint64, apply func(wi i
 func dropoutRecord(x, out, maskT *Tensor, scale float32) *Tensor {
 	mask := maskT.Int64s()
 	return record(out, "Dropout", []*Tensor{x, maskT}, func(g *Tensor) []*Tensor {
-		gx := New(g.dtype, g.shape...)
-		var apply func(wi int, m uint64)
-		if isLow(g.dtype) {
-			gs, gxs, dt := g.Uint16s(), gx.Uint16s(), g.dtype
-			apply = func(wi int, m uint64) { lowMaskedScale(dt, gs, gxs, wi, m, scale) }
-		} else {
-			gs, gxs := g.Float32s(), gx.Float32s()
-			apply = func(wi int, m uint64) { maskedScale(gs, gxs, wi, m, scale) }
-		}
-		parallelFor(len(mask), 1<<6, func(lo, hi int) {
-			for wi := lo; wi < hi; wi++ {
-				apply(wi, uint64(mask[wi]))
-			}
-		})
+		gx := Empty(g.dtype, g.shape...) // every element is written under the mask
+		applyMask(mask, maskedScaler(g, gx, scale))
 		return []*Tensor{gx, nil}
 	})
 }
