@@ -12,12 +12,14 @@ import (
 func TestEmpty(t *testing.T) {
 	for _, dt := range []DType{Float32, Float16, BFloat16, Int8, Int64, Bool} {
 		for _, rows := range []int{3, 1 << 12} {
-			before := MemoryAllocated("cpu")
+			// The cumulative total: cleanups of earlier tests' tensors
+			// lower the allocated count at any time, never the total.
+			before := cpuStats.total.Load()
 			x := Empty(dt, rows, 17)
 			if got := x.Shape(); got[0] != rows || got[1] != 17 || x.DType() != dt {
 				t.Fatalf("Empty(%v, %d, 17) is %v %v", dt, rows, x.DType(), got)
 			}
-			if grew := MemoryAllocated("cpu") - before; grew != int64(rows*17*dt.Size()) {
+			if grew := cpuStats.total.Load() - before; grew != int64(rows*17*dt.Size()) || x.st.bytes != grew {
 				t.Errorf("Empty(%v, %d, 17) counted %d bytes, want %d", dt, rows, grew, rows*17*dt.Size())
 			}
 			y := Ones(rows, 17).Cast(dt)
