@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -241,6 +242,108 @@ func (d *cudaDevice) emptyCache() {
 	d.cached = 0
 }
 
+// cudaBuf is a storage on a GPU: a block of the device's caching
+// allocator.
+type cudaBuf struct {
+	cuda  *cudaDevice // nil for fake devices made by tests
+	ptr   kernels.DevicePtr
+	block int64 // bytes of the allocator block (a size class)
+	freed bool
+
+	// Value bounds of an int64 storage, recorded when it was uploaded, so
+	// index ops can check their indices without reading the device.
+	bounded bool
+	lo, hi  int64
+}
+
+func (b *cudaBuf) Bytes() int64 { return b.block }
+
+// cudaBufOf returns st's GPU buffer, nil for a storage of another device.
+func cudaBufOf(st *storage) *cudaBuf {
+	b, _ := st.buf.(*cudaBuf)
+	return b
+}
+
+func init() {
+	RegisterBackend(BackendKind{Kind: "cuda", Ordinals: true,
+		Open:   func(n int) (Backend, error) { return openCUDA("cuda:" + strconv.Itoa(n)) },
+		Status: CUDAStatus})
+}
+
+// Device returns the device's name, "cuda:N".
+func (d *cudaDevice) Device() string { return d.name }
+
+// Alloc returns a block for n elements of dt from the caching allocator
+// (cleared with a memset when zero is set).
+func (d *cudaDevice) Alloc(op string, dt DType, n int, zero bool) Buffer {
+	bytes := int64(n) * int64(dt.Size())
+	p, b := d.alloc(op, bytes)
+	buf := &cudaBuf{cuda: d, ptr: p, block: b}
+	if zero && bytes > 0 {
+		d.must(op, d.dev.Memset8(p, 0, int(bytes)))
+	}
+	return buf
+}
+
+// Release returns buf's block to the cache (it makes no CUDA call, so
+// finalizers may call it) and reports whether it was still held.
+func (d *cudaDevice) Release(buf Buffer) bool {
+	ds := buf.(*cudaBuf)
+	if ds.freed {
+		return false
+	}
+	ds.freed = true
+	if ds.block > 0 && ds.cuda != nil {
+		ds.cuda.release(ds.ptr, ds.block)
+	}
+	ds.ptr = 0
+	return ds.block > 0
+}
+
+// Upload copies the CPU tensor src into dst on d; an int64 dst records
+// src's value bounds for index checks.
+func (d *cudaDevice) Upload(dst, src *Tensor) {
+	if src.n == 0 {
+		return
+	}
+	d.must("To", d.dev.CopyHtoD(devPtr("To", dst), src.st.host, src.n*src.dtype.Size()))
+	runtime.KeepAlive(src)
+	if src.dtype == Int64 && dst.off == 0 && dst.n == dst.st.n {
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		for _, x := range src.Int64s() {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		ds := cudaBufOf(dst.st)
+		ds.bounded, ds.lo, ds.hi = true, lo, hi
+	} else if ds := cudaBufOf(dst.st); ds != nil {
+		ds.bounded = false
+	}
+}
+
+// Download copies src on d into the CPU tensor dst.
+func (d *cudaDevice) Download(dst, src *Tensor) {
+	if src.n == 0 {
+		return
+	}
+	b := unsafe.Slice((*byte)(dst.st.host), dst.st.n*dst.dtype.Size())[dst.off*dst.dtype.Size():][:dst.n*dst.dtype.Size()]
+	d.must("To", d.dev.DownloadBytes(b, devPtr("To", src)))
+}
+
+// CopyDevice copies between two tensors on d.
+func (d *cudaDevice) CopyDevice(dst, src *Tensor) {
+	if b := src.n * src.dtype.Size(); b > 0 {
+		d.must("CopyFrom", d.dev.CopyDtoD(devPtr("CopyFrom", dst), devPtr("CopyFrom", src), b))
+	}
+	// A whole copy keeps the source's recorded index bounds.
+	ds, ss := cudaBufOf(dst.st), cudaBufOf(src.st)
+	whole := dst.off == 0 && dst.n == dst.st.n && src.off == 0 && src.n == src.st.n
+	ds.bounded = whole && ss.bounded
+	ds.lo, ds.hi = ss.lo, ss.hi
+}
+
+// Synchronize waits for the device's queued work.
+func (d *cudaDevice) Synchronize() error { return d.dev.Synchronize() }
+
 // newStorage returns device storage for n elements of dt (not cleared),
 // counted in MemoryAllocated by its block size, released to the cache by
 // Tensor.Free or its finalizer.
@@ -251,73 +354,29 @@ func (d *cudaDevice) newStorage(op string, dt DType, n int) *storage {
 // newRaw returns device storage of bytes bytes (see newStorage).
 func (d *cudaDevice) newRaw(op string, bytes int64) *storage {
 	p, b := d.alloc(op, bytes)
-	st := &storage{bytes: bytes, device: d.name, dev: &devStorage{cuda: d, ptr: p, block: b}}
-	if b > 0 {
-		countAlloc(d.name, b)
-		runtime.SetFinalizer(st, releaseDev)
-	}
+	st := &storage{be: d, buf: &cudaBuf{cuda: d, ptr: p, block: b}, device: d.name, n: int(bytes), bytes: b}
+	track(st)
 	return st
-}
-
-// releaseDev returns st's block to its device's cache.
-func releaseDev(st *storage) {
-	ds := st.dev
-	if ds.freed {
-		return
-	}
-	ds.freed = true
-	if ds.block > 0 && ds.cuda != nil {
-		countFree(st.device, ds.block)
-		ds.cuda.release(ds.ptr, ds.block)
-	}
-	ds.ptr = 0
 }
 
 // empty returns an uninitialised device tensor.
 func (d *cudaDevice) empty(op string, dt DType, shape []int) *Tensor {
-	n := numel(shape)
-	return &Tensor{shape: append([]int(nil), shape...), dtype: dt, st: d.newStorage(op, dt, n), n: n}
+	return emptyOn(op, d, dt, false, shape...)
 }
 
 // zeros returns a device tensor filled with zero bytes.
 func (d *cudaDevice) zeros(op string, dt DType, shape []int) *Tensor {
 	t := d.empty(op, dt, shape)
 	if bytes := t.n * dt.Size(); bytes > 0 {
-		d.must(op, d.dev.Memset8(t.st.dev.ptr, 0, bytes))
+		d.must(op, d.dev.Memset8(cudaBufOf(t.st).ptr, 0, bytes))
 	}
 	return t
 }
 
-// upload copies a CPU tensor to a new tensor on d; int64 tensors record
-// their value bounds for index checks.
+// upload copies a CPU tensor to a new tensor on d.
 func (d *cudaDevice) upload(op string, t *Tensor) *Tensor {
 	out := d.empty(op, t.dtype, t.shape)
-	if t.n == 0 {
-		return out
-	}
-	p := out.st.dev.ptr
-	switch t.dtype {
-	case Float32:
-		d.must(op, d.dev.UploadFloat32(p, t.Float32s()))
-	case Int64:
-		v := t.Int64s()
-		d.must(op, d.dev.UploadInt64(p, v))
-		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-		for _, x := range v {
-			lo, hi = min(lo, x), max(hi, x)
-		}
-		ds := out.st.dev
-		ds.bounded, ds.lo, ds.hi = true, lo, hi
-	case Bool:
-		b := t.Bools()
-		d.must(op, d.dev.UploadBytes(p, unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b))))
-	case Float16, BFloat16:
-		b := t.Uint16s()
-		d.must(op, d.dev.UploadBytes(p, unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 2*len(b))))
-	case Int8:
-		b := t.Int8s()
-		d.must(op, d.dev.UploadBytes(p, unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b))))
-	}
+	d.Upload(out, t)
 	return out
 }
 
@@ -325,7 +384,7 @@ func (d *cudaDevice) upload(op string, t *Tensor) *Tensor {
 func (d *cudaDevice) uploadRaw(op string, bytes int, src unsafe.Pointer) *storage {
 	st := d.newRaw(op, int64(bytes))
 	if bytes > 0 {
-		d.must(op, d.dev.CopyHtoD(st.dev.ptr, src, bytes))
+		d.must(op, d.dev.CopyHtoD(cudaBufOf(st).ptr, src, bytes))
 	}
 	return st
 }

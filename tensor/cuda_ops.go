@@ -3,8 +3,6 @@ package tensor
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"unsafe"
 
 	"github.com/gnnrepl/gnnrepl/kernels"
 )
@@ -42,11 +40,10 @@ func ptr(t *Tensor) kernels.DevicePtr { return devPtr("op", t) }
 // freeNow returns a temporary storage's block to the cache at once (later
 // kernels on the stream reuse it only after the queued ones that read it).
 func freeNow(st *storage) {
-	if st == nil || st.dev == nil {
+	if st == nil || cudaBufOf(st) == nil {
 		return
 	}
-	runtime.SetFinalizer(st, nil)
-	releaseDev(st)
+	releaseStorage(st)
 }
 
 // padTo4 left-pads shape (and strides) to four dimensions.
@@ -301,9 +298,9 @@ func (d *cudaDevice) gemm(op string, tA, tB bool, m, n, k int, a, b, c kernels.D
 	case 2:
 		bf := kernels.DTypeBFloat16
 		sa, sb := d.newRaw(op, int64(m*k*2)), d.newRaw(op, int64(k*n*2))
-		d.must(op, kernels.Cast(d.s, a, f32, sa.dev.ptr, bf, m*k))
-		d.must(op, kernels.Cast(d.s, b, f32, sb.dev.ptr, bf, k*n))
-		d.must(op, bl.MatMul(d.s, tA, tB, m, n, k, 1, sa.dev.ptr, sb.dev.ptr, bf, 0, c, f32, kernels.Compute32F))
+		d.must(op, kernels.Cast(d.s, a, f32, cudaBufOf(sa).ptr, bf, m*k))
+		d.must(op, kernels.Cast(d.s, b, f32, cudaBufOf(sb).ptr, bf, k*n))
+		d.must(op, bl.MatMul(d.s, tA, tB, m, n, k, 1, cudaBufOf(sa).ptr, cudaBufOf(sb).ptr, bf, 0, c, f32, kernels.Compute32F))
 		freeNow(sa)
 		freeNow(sb)
 	default:
@@ -459,9 +456,9 @@ func cudaCrossEntropy(logits, targets *Tensor) *Tensor {
 	n, c := checkLoss(op, logits, targets)
 	d := cudaOf(op, logits)
 	loss, lse := d.newRaw(op, int64(n)*4), d.newRaw(op, int64(n)*4)
-	d.must(op, kernels.CrossEntropyForward(d.s, ptr(logits), ptr(targets), loss.dev.ptr, lse.dev.ptr, n, c))
+	d.must(op, kernels.CrossEntropyForward(d.s, ptr(logits), ptr(targets), cudaBufOf(loss).ptr, cudaBufOf(lse).ptr, n, c))
 	out := d.empty(op, Float32, []int{})
-	d.must(op, kernels.SumF32(d.s, loss.dev.ptr, n, ptr(out), 1/float32(n)))
+	d.must(op, kernels.SumF32(d.s, cudaBufOf(loss).ptr, n, ptr(out), 1/float32(n)))
 	freeNow(loss)
 	if !needsGrad(logits) {
 		freeNow(lse)
@@ -470,7 +467,7 @@ func cudaCrossEntropy(logits, targets *Tensor) *Tensor {
 	return record(out, op, []*Tensor{logits}, func(g *Tensor) []*Tensor {
 		dloss := fillFrom(op, g, 1/float32(n), []int{n})
 		gx := d.empty(op, Float32, logits.shape)
-		d.must(op, kernels.CrossEntropyBackward(d.s, ptr(logits), ptr(targets), lse.dev.ptr, ptr(dloss), ptr(gx), n, c))
+		d.must(op, kernels.CrossEntropyBackward(d.s, ptr(logits), ptr(targets), cudaBufOf(lse).ptr, ptr(dloss), ptr(gx), n, c))
 		dloss.Free()
 		return []*Tensor{gx}
 	})
@@ -481,9 +478,9 @@ func cudaNLLLoss(logp, targets *Tensor) *Tensor {
 	n, c := checkLoss(op, logp, targets)
 	d := cudaOf(op, logp)
 	loss := d.newRaw(op, int64(n)*4)
-	d.launch1D(op, "gt_nll_fwd_f32", int64(n), ptr(logp), ptr(targets), loss.dev.ptr, int64(n), int64(c))
+	d.launch1D(op, "gt_nll_fwd_f32", int64(n), ptr(logp), ptr(targets), cudaBufOf(loss).ptr, int64(n), int64(c))
 	out := d.empty(op, Float32, []int{})
-	d.must(op, kernels.SumF32(d.s, loss.dev.ptr, n, ptr(out), 1/float32(n)))
+	d.must(op, kernels.SumF32(d.s, cudaBufOf(loss).ptr, n, ptr(out), 1/float32(n)))
 	freeNow(loss)
 	return record(out, op, []*Tensor{logp}, func(g *Tensor) []*Tensor {
 		gl := d.zeros(op, Float32, []int{n, c})
@@ -670,60 +667,6 @@ func cudaConcat(ts []*Tensor, dim int) *Tensor {
 	})
 }
 
-// cudaClone copies t's elements into a new tensor on its device.
-func cudaClone(t *Tensor) *Tensor {
-	d := cudaOf("Clone", t)
-	c := d.empty("Clone", t.dtype, t.shape)
-	if b := t.n * t.dtype.Size(); b > 0 {
-		d.must("Clone", d.dev.CopyDtoD(ptr(c), devPtr("Clone", t), b))
-	}
-	if ds := t.st.dev; ds.bounded {
-		c.st.dev.bounded, c.st.dev.lo, c.st.dev.hi = true, ds.lo, ds.hi
-	}
-	return c
-}
-
-// cudaCopyFrom copies src into t when either is on a GPU (between devices
-// too, as torch.Tensor.copy_).
-func cudaCopyFrom(t, src *Tensor) {
-	if src.dtype != t.dtype || src.n != t.n {
-		panicf(ErrShape, "CopyFrom", "cannot copy %s%v into %s%v", src.dtype, src.shape, t.dtype, t.shape)
-	}
-	bytes := t.n * t.dtype.Size()
-	if bytes == 0 {
-		return
-	}
-	switch {
-	case t.st.device == "cpu":
-		h := download(src)
-		t.CopyFrom(h)
-	case src.st.device == "cpu":
-		d := cudaOf("CopyFrom", t)
-		var p unsafe.Pointer
-		switch src.dtype {
-		case Float32:
-			p = unsafe.Pointer(&src.Float32s()[0])
-		case Int64:
-			p = unsafe.Pointer(&src.Int64s()[0])
-		case Float16, BFloat16:
-			p = unsafe.Pointer(&src.Uint16s()[0])
-		case Int8:
-			p = unsafe.Pointer(&src.Int8s()[0])
-		default:
-			p = unsafe.Pointer(&src.Bools()[0])
-		}
-		d.must("CopyFrom", d.dev.CopyHtoD(devPtr("CopyFrom", t), p, bytes))
-		runtime.KeepAlive(src)
-		t.st.dev.bounded = false
-	case src.st.device == t.st.device:
-		d := cudaOf("CopyFrom", t)
-		d.must("CopyFrom", d.dev.CopyDtoD(devPtr("CopyFrom", t), devPtr("CopyFrom", src), bytes))
-		t.st.dev.bounded = false
-	default:
-		cudaCopyFrom(t, download(src))
-	}
-}
-
 // onesOn returns ones of t's shape on t's device (the seed of Backward).
 func onesOn(t *Tensor) *Tensor {
 	d := cudaOf("Backward", t)
@@ -748,7 +691,7 @@ func deviceElem(t *Tensor, off int) float64 {
 // deviceString renders a device tensor (its values read back) as String
 // does, with the device named.
 func deviceString(t *Tensor) string {
-	if t.st.dev == nil || t.st.dev.freed || t.st.dev.cuda == nil {
+	if ds := cudaBufOf(t.st); ds == nil || ds.freed || ds.cuda == nil {
 		return fmt.Sprintf("tensor(<no data>, shape=%v, dtype=%s, device=%s)", t.shape, t.dtype, t.st.device)
 	}
 	h := download(t)

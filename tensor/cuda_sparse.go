@@ -52,9 +52,9 @@ func (a *Adj) onDevice(op string, d *cudaDevice) *devAdj {
 	var ixp kernels.DevicePtr
 	if ix != nil {
 		da.keep = append(da.keep, ix)
-		ixp = ix.dev.ptr
+		ixp = cudaBufOf(ix).ptr
 	}
-	da.csr = kernels.CSR{Indptr: ip.dev.ptr, Indices: ixp, IndexType: da.idxType,
+	da.csr = kernels.CSR{Indptr: cudaBufOf(ip).ptr, Indices: ixp, IndexType: da.idxType,
 		NumDst: a.NumDst, NumSrc: a.NumSrc, NumEdges: e}
 	if a.EIDs != nil && e > 0 {
 		inv := make([]int64, e)
@@ -64,7 +64,7 @@ func (a *Adj) onDevice(op string, d *cudaDevice) *devAdj {
 		se := d.uploadRaw(op, 8*e, unsafe.Pointer(&a.EIDs[0]))
 		si := d.uploadRaw(op, 8*e, unsafe.Pointer(&inv[0]))
 		da.keep = append(da.keep, se, si)
-		da.eids, da.inv = se.dev.ptr, si.dev.ptr
+		da.eids, da.inv = cudaBufOf(se).ptr, cudaBufOf(si).ptr
 	}
 	if e > 0 {
 		dst := make([]int64, e)
@@ -75,7 +75,7 @@ func (a *Adj) onDevice(op string, d *cudaDevice) *devAdj {
 		}
 		sd := d.uploadRaw(op, 8*e, unsafe.Pointer(&dst[0]))
 		da.keep = append(da.keep, sd)
-		da.dst = sd.dev.ptr
+		da.dst = cudaBufOf(sd).ptr
 	}
 	v, _ := a.cuda.LoadOrStore(d.name, da)
 	return v.(*devAdj)
@@ -157,7 +157,7 @@ func cudaSpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 	var argp kernels.DevicePtr
 	if red == kernels.ReduceMax {
 		arg = d.newRaw(op, int64(adj.NumDst)*int64(f)*8)
-		argp = arg.dev.ptr
+		argp = cudaBufOf(arg).ptr
 	}
 	if out.n > 0 {
 		d.must(op, kernels.SpMM(d.s, da.csr, red, ptr(u), kernels.DTypeFloat32, f, w, h, ptr(out), argp))
@@ -198,7 +198,7 @@ func spmmMaxEdgeGradHost(adj *Adj, d *cudaDevice, arg *storage, g, u *Tensor, f,
 	nd := adj.NumDst
 	am := make([]int64, nd*f)
 	if len(am) > 0 {
-		d.must("SpMM", d.dev.DownloadInt64(am, arg.dev.ptr))
+		d.must("SpMM", d.dev.DownloadInt64(am, cudaBufOf(arg).ptr))
 	}
 	gd, ud := download(g).Float32s(), download(u).Float32s()
 	w := f / h

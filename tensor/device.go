@@ -2,15 +2,11 @@ package tensor
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/gnnrepl/gnnrepl/kernels"
 )
@@ -36,43 +32,6 @@ var (
 	// emptied (torch.cuda.OutOfMemoryError).
 	ErrOutOfMemory = errors.New("out of device memory")
 )
-
-// devStorage is the device side of a storage: a block of the device's
-// caching allocator.
-type devStorage struct {
-	cuda  *cudaDevice // nil for fake devices made by tests
-	ptr   kernels.DevicePtr
-	block int64 // bytes of the allocator block (a size class)
-	freed bool
-
-	// Value bounds of an int64 storage, recorded when it was uploaded, so
-	// index ops can check their indices without reading the device.
-	bounded bool
-	lo, hi  int64
-}
-
-// ParseDevice returns the canonical name of a device string: "cpu", or
-// "cuda:N" for "cuda" (N = 0) and "cuda:N". It returns an error wrapping
-// ErrDevice for anything else.
-func ParseDevice(device string) (string, error) {
-	_, name, err := parseDevice(device)
-	return name, err
-}
-
-func parseDevice(device string) (ordinal int, name string, err error) {
-	switch {
-	case device == "cpu":
-		return -1, "cpu", nil
-	case device == "cuda":
-		return 0, "cuda:0", nil
-	case strings.HasPrefix(device, "cuda:"):
-		n, err := strconv.Atoi(device[5:])
-		if err == nil && n >= 0 {
-			return n, "cuda:" + strconv.Itoa(n), nil
-		}
-	}
-	return 0, "", fmt.Errorf("tensor: unknown device %q (want \"cpu\", \"cuda\" or \"cuda:N\"): %w", device, ErrDevice)
-}
 
 // deviceOf returns the device all non-nil ts live on, "cpu" when they all
 // do; tensors on two devices make it panic with ErrDevice naming op and both
@@ -177,14 +136,16 @@ func copyTo(t *Tensor, name string) *Tensor {
 	if name == t.st.device {
 		return t.Detach()
 	}
-	if name == "cpu" {
-		return download(t)
-	}
-	d := mustCUDA("To", name)
 	if t.st.device != "cpu" {
-		t = download(t) // between GPUs through the host
+		t = download(t) // between devices through the host
+		if name == "cpu" {
+			return t
+		}
 	}
-	return d.upload("To", t)
+	be := mustBackend("To", name)
+	out := emptyOn("To", be, t.dtype, false, t.shape...)
+	be.Upload(out, t)
+	return out
 }
 
 // Synchronize waits until every op queued on device has finished
@@ -193,15 +154,11 @@ func copyTo(t *Tensor, name string) *Tensor {
 // queued, so time them with Synchronize before reading the clock. It does
 // nothing for "cpu".
 func Synchronize(device string) error {
-	_, name, err := parseDevice(device)
-	if err != nil || name == "cpu" {
-		return err
-	}
-	d, err := openCUDA(name)
+	be, err := OpenBackend(device)
 	if err != nil {
 		return err
 	}
-	return d.dev.Synchronize()
+	return be.Synchronize()
 }
 
 // EmptyCache returns the cached, unused blocks of device's caching allocator
@@ -238,58 +195,26 @@ func MemoryReserved(device string) int64 {
 // storage (views made by Narrow and Reshape, Detach) becomes unusable; an op
 // given one panics with ErrDevice. On the CPU, Free does nothing (the
 // garbage collector owns host memory).
-func (t *Tensor) Free() {
-	st := t.st
-	if st.dev == nil || st.dev.freed {
-		return
-	}
-	runtime.SetFinalizer(st, nil)
-	releaseDev(st)
-}
+func (t *Tensor) Free() { releaseStorage(t.st) }
 
 // ZerosLike returns a tensor of t's shape and dtype on t's device, filled
 // with zeros (torch.zeros_like); optimizers make their state with it.
 func ZerosLike(t *Tensor) *Tensor {
 	defer hookOp("ZerosLike")()
-	if t.st.device == "cpu" {
-		return New(t.dtype, t.shape...)
-	}
-	d := cudaOf("ZerosLike", t)
-	return d.zeros("ZerosLike", t.dtype, t.shape)
+	return emptyOn("ZerosLike", t.st.be, t.dtype, true, t.shape...)
 }
 
 // download copies a device tensor to a new CPU tensor.
 func download(t *Tensor) *Tensor {
-	d := cudaOf("To", t)
-	out := New(t.dtype, t.shape...)
-	if t.n == 0 {
-		return out
-	}
-	var err error
-	p := devPtr("To", t)
-	switch t.dtype {
-	case Float32:
-		err = d.dev.DownloadFloat32(out.Float32s(), p)
-	case Int64:
-		err = d.dev.DownloadInt64(out.Int64s(), p)
-	case Bool:
-		b := out.Bools()
-		err = d.dev.DownloadBytes(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b)), p)
-	case Float16, BFloat16:
-		b := out.Uint16s()
-		err = d.dev.DownloadBytes(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 2*len(b)), p)
-	case Int8:
-		b := out.Int8s()
-		err = d.dev.DownloadBytes(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b)), p)
-	}
-	d.must("To", err)
+	out := Empty(t.dtype, t.shape...)
+	t.st.be.Download(out, t)
 	return out
 }
 
 // devPtr returns the device address of t's first element; it panics with
 // ErrDevice when the storage was freed.
 func devPtr(op string, t *Tensor) kernels.DevicePtr {
-	ds := t.st.dev
+	ds := cudaBufOf(t.st)
 	if ds == nil || ds.freed {
 		panicf(ErrDevice, op, "tensor of shape %v on %s was freed (Tensor.Free)", t.shape, t.st.device)
 	}
@@ -298,7 +223,7 @@ func devPtr(op string, t *Tensor) kernels.DevicePtr {
 
 // cudaOf returns the CUDA device of t, panicking for a fake or freed one.
 func cudaOf(op string, t *Tensor) *cudaDevice {
-	ds := t.st.dev
+	ds := cudaBufOf(t.st)
 	if ds == nil || ds.cuda == nil {
 		panicf(ErrDevice, op, "tensor is on %s, which has no CUDA device behind it", t.st.device)
 	}
@@ -355,8 +280,8 @@ func Float32MatmulPrecision() string {
 // it (a device read synchronizes).
 func int64Bounds(op string, t *Tensor) (lo, hi int64) {
 	var vals []int64
-	if t.st.dev != nil {
-		if ds := t.st.dev; ds.bounded {
+	if ds := cudaBufOf(t.st); ds != nil {
+		if ds.bounded {
 			return ds.lo, ds.hi
 		}
 		vals = download(t).Int64s()

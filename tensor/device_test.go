@@ -24,8 +24,24 @@ import (
 // before touching data.
 func onFakeDevice(device string, t *Tensor) *Tensor {
 	return &Tensor{shape: t.Shape(), dtype: t.dtype, n: t.n,
-		st: &storage{device: device, bytes: t.Nbytes(), dev: &devStorage{}}}
+		st: &storage{be: fakeBackend(device), buf: &cudaBuf{}, device: device, n: t.n, bytes: t.Nbytes()}}
 }
+
+// fakeBackend is a device with no memory and no kernels.
+type fakeBackend string
+
+func (f fakeBackend) Device() string { return string(f) }
+func (f fakeBackend) Alloc(op string, dt DType, n int, zero bool) Buffer {
+	panicf(ErrDevice, op, "fake device %s has no memory", string(f))
+	return nil
+}
+func (fakeBackend) Release(Buffer) bool   { return false }
+func (fakeBackend) Upload(_, _ *Tensor)   { panic("fake device") }
+func (fakeBackend) Download(_, _ *Tensor) { panic("fake device") }
+func (fakeBackend) CopyDevice(_, _ *Tensor) {
+	panic("fake device")
+}
+func (fakeBackend) Synchronize() error { return nil }
 
 func TestParseDevice(t *testing.T) {
 	for in, want := range map[string]string{"cpu": "cpu", "cuda": "cuda:0", "cuda:0": "cuda:0", "cuda:3": "cuda:3"} {

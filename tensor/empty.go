@@ -22,37 +22,4 @@ const minEmptyBytes = 32 << 10
 // are filled completely (gathers, copies); New returns zeros. It panics
 // with ErrDType for an unknown dtype and ErrOutOfMemory when the tensor
 // would not fit this machine's memory.
-func Empty(dt DType, shape ...int) *Tensor {
-	if dt.Size() == 0 {
-		panicf(ErrDType, "Empty", "unknown dtype %d (want tensor.Float32, Float16, BFloat16, Int8, Int64 or Bool)", int(dt))
-	}
-	n := numel(shape)
-	return &Tensor{shape: append([]int(nil), shape...), dtype: dt, st: newStorageUninit(dt, n), n: n}
-}
-
-// newStorageUninit is newStorage without the clearing, for buffers of at
-// least minEmptyBytes.
-func newStorageUninit(dt DType, n int) *storage {
-	bytes := int64(n) * int64(dt.Size())
-	if bytes < minEmptyBytes {
-		return newStorage(dt, n)
-	}
-	checkHostMemory("Empty", dt, n, bytes)
-	st := &storage{device: "cpu", bytes: bytes}
-	// typ nil: memory without pointers, which the collector does not scan.
-	p := mallocgc(uintptr(bytes), nil, false)
-	switch dt {
-	case Float32:
-		st.f32 = unsafe.Slice((*float32)(p), n)
-	case Int64:
-		st.i64 = unsafe.Slice((*int64)(p), n)
-	case Bool:
-		st.b = unsafe.Slice((*bool)(p), n)
-	case Float16, BFloat16:
-		st.u16 = unsafe.Slice((*uint16)(p), n)
-	case Int8:
-		st.i8 = unsafe.Slice((*int8)(p), n)
-	}
-	track(st)
-	return st
-}
+func Empty(dt DType, shape ...int) *Tensor { return emptyOn("Empty", cpu, dt, false, shape...) }

@@ -245,18 +245,18 @@ func castRaw(t *Tensor, dt DType) *Tensor {
 func elem(t *Tensor, i int) float64 {
 	switch t.dtype {
 	case Float32:
-		return float64(t.st.f32[t.off+i])
+		return float64(hostAll[float32](t.st)[t.off+i])
 	case Int64:
-		return float64(t.st.i64[t.off+i])
+		return float64(hostAll[int64](t.st)[t.off+i])
 	case Bool:
-		if t.st.b[t.off+i] {
+		if hostAll[bool](t.st)[t.off+i] {
 			return 1
 		}
 		return 0
 	case Float16, BFloat16:
-		return float64(lowElem(t.dtype, t.st.u16[t.off+i]))
+		return float64(lowElem(t.dtype, hostAll[uint16](t.st)[t.off+i]))
 	case Int8:
-		return float64(t.st.i8[t.off+i])
+		return float64(hostAll[int8](t.st)[t.off+i])
 	}
 	return 0
 }
@@ -266,24 +266,24 @@ func elem(t *Tensor, i int) float64 {
 func setElem(t *Tensor, i int, v float64) {
 	switch t.dtype {
 	case Float32:
-		t.st.f32[t.off+i] = float32(v)
+		hostAll[float32](t.st)[t.off+i] = float32(v)
 	case Int64:
 		switch {
 		case v != v:
-			t.st.i64[t.off+i] = 0
+			hostAll[int64](t.st)[t.off+i] = 0
 		case v >= math.MaxInt64:
-			t.st.i64[t.off+i] = math.MaxInt64
+			hostAll[int64](t.st)[t.off+i] = math.MaxInt64
 		case v <= math.MinInt64:
-			t.st.i64[t.off+i] = math.MinInt64
+			hostAll[int64](t.st)[t.off+i] = math.MinInt64
 		default:
-			t.st.i64[t.off+i] = int64(v)
+			hostAll[int64](t.st)[t.off+i] = int64(v)
 		}
 	case Bool:
-		t.st.b[t.off+i] = v != 0
+		hostAll[bool](t.st)[t.off+i] = v != 0
 	case Float16, BFloat16:
-		t.st.u16[t.off+i] = lowRound(t.dtype, float32(v))
+		hostAll[uint16](t.st)[t.off+i] = lowRound(t.dtype, float32(v))
 	case Int8:
-		t.st.i8[t.off+i] = f32ToInt8(v)
+		hostAll[int8](t.st)[t.off+i] = f32ToInt8(v)
 	}
 }
 
@@ -293,14 +293,14 @@ func copyElems(dst *Tensor, do int, src *Tensor, so, n int) {
 	a, b := dst.off+do, src.off+so
 	switch dst.dtype {
 	case Float32:
-		copy(dst.st.f32[a:a+n], src.st.f32[b:b+n])
+		copy(hostAll[float32](dst.st)[a:a+n], hostAll[float32](src.st)[b:b+n])
 	case Int64:
-		copy(dst.st.i64[a:a+n], src.st.i64[b:b+n])
+		copy(hostAll[int64](dst.st)[a:a+n], hostAll[int64](src.st)[b:b+n])
 	case Bool:
-		copy(dst.st.b[a:a+n], src.st.b[b:b+n])
+		copy(hostAll[bool](dst.st)[a:a+n], hostAll[bool](src.st)[b:b+n])
 	case Float16, BFloat16:
-		copy(dst.st.u16[a:a+n], src.st.u16[b:b+n])
+		copy(hostAll[uint16](dst.st)[a:a+n], hostAll[uint16](src.st)[b:b+n])
 	case Int8:
-		copy(dst.st.i8[a:a+n], src.st.i8[b:b+n])
+		copy(hostAll[int8](dst.st)[a:a+n], hostAll[int8](src.st)[b:b+n])
 	}
 }

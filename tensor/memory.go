@@ -11,19 +11,6 @@ import (
 	"sync/atomic"
 )
 
-// storage owns the elements of one or more tensors (views share it). Its
-// bytes are counted against its device while it is reachable.
-type storage struct {
-	f32    []float32
-	i64    []int64
-	b      []bool
-	u16    []uint16 // Float16, BFloat16 bits
-	i8     []int8
-	bytes  int64
-	device string
-	dev    *devStorage // device memory (device.go); nil on the CPU
-}
-
 type devStats struct {
 	allocated atomic.Int64
 	peak      atomic.Int64
@@ -85,24 +72,7 @@ func countFree(device string, n int64) {
 	s.allocated.Add(-n)
 }
 
-func newStorage(dt DType, n int) *storage {
-	st := &storage{device: "cpu", bytes: int64(n) * int64(dt.Size())}
-	checkHostMemory("New", dt, n, st.bytes)
-	switch dt {
-	case Float32:
-		st.f32 = make([]float32, n)
-	case Int64:
-		st.i64 = make([]int64, n)
-	case Bool:
-		st.b = make([]bool, n)
-	case Float16, BFloat16:
-		st.u16 = make([]uint16, n)
-	case Int8:
-		st.i8 = make([]int8, n)
-	}
-	track(st)
-	return st
-}
+func newStorage(dt DType, n int) *storage { return newStorageOn("New", cpu, dt, n, true) }
 
 // checkHostMemory refuses an allocation of n elements of dt (bytes in all)
 // larger than the machine's memory: Go cannot recover from a failed
@@ -115,15 +85,22 @@ func checkHostMemory(op string, dt DType, n int, bytes int64) {
 }
 
 // track counts st's bytes now and releases them when the garbage collector
-// frees st. It uses a cleanup, not a finalizer: a finalizer would keep st
-// and its arrays alive for one more collection after it runs, so under a
-// steady stream of batches the heap would grow to twice what is live.
+// frees st. Host and meta storages use a cleanup, not a finalizer: a
+// finalizer would keep st and its arrays alive for one more collection
+// after it runs, so under a steady stream of batches the heap would grow to
+// twice what is live. A device storage (a GPU block) uses a finalizer, which
+// returns its block to the device's cache; collectGarbage waits for them.
 func track(st *storage) {
 	if st.bytes == 0 {
 		return
 	}
 	countAlloc(st.device, st.bytes)
-	runtime.AddCleanup(st, releaseHost, hostRelease{st.device, st.bytes})
+	switch st.buf.(type) {
+	case *hostBuffer, metaBuffer:
+		runtime.AddCleanup(st, releaseHost, hostRelease{st.device, st.bytes})
+	default:
+		runtime.SetFinalizer(st, releaseStorage)
+	}
 }
 
 // hostRelease is what a host storage's cleanup needs (it must not point
@@ -134,6 +111,14 @@ type hostRelease struct {
 }
 
 func releaseHost(r hostRelease) { countFree(r.device, r.bytes) }
+
+// releaseStorage gives a device storage's buffer back to its backend and
+// its bytes back to the accounting, once (Tensor.Free, then the finalizer).
+func releaseStorage(st *storage) {
+	if st.be.Release(st.buf) {
+		countFree(st.device, st.bytes)
+	}
+}
 
 // MemoryAllocated returns the bytes held by live tensors on device ("cpu",
 // "cuda:0", ...). A tensor's bytes are released when the garbage collector

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 )
 
 // Tensor is a dense, contiguous, row-major array of one DType on one device,
@@ -73,8 +74,7 @@ func FromFloat32(data []float32, shape ...int) *Tensor {
 	if n != len(data) {
 		panicf(ErrShape, "FromFloat32", "shape %v needs %d values, got %d", shape, n, len(data))
 	}
-	st := &storage{f32: data, bytes: int64(len(data)) * 4, device: "cpu"}
-	track(st)
+	st := hostStorage(unsafe.Pointer(unsafe.SliceData(data)), Float32, n)
 	return &Tensor{shape: append([]int(nil), shape...), dtype: Float32, st: st, n: n}
 }
 
@@ -87,8 +87,7 @@ func FromInt64(data []int64, shape ...int) *Tensor {
 	if n != len(data) {
 		panicf(ErrShape, "FromInt64", "shape %v needs %d values, got %d", shape, n, len(data))
 	}
-	st := &storage{i64: data, bytes: int64(len(data)) * 8, device: "cpu"}
-	track(st)
+	st := hostStorage(unsafe.Pointer(unsafe.SliceData(data)), Int64, n)
 	return &Tensor{shape: append([]int(nil), shape...), dtype: Int64, st: st, n: n}
 }
 
@@ -101,8 +100,7 @@ func FromBool(data []bool, shape ...int) *Tensor {
 	if n != len(data) {
 		panicf(ErrShape, "FromBool", "shape %v needs %d values, got %d", shape, n, len(data))
 	}
-	st := &storage{b: data, bytes: int64(len(data)), device: "cpu"}
-	track(st)
+	st := hostStorage(unsafe.Pointer(unsafe.SliceData(data)), Bool, n)
 	return &Tensor{shape: append([]int(nil), shape...), dtype: Bool, st: st, n: n}
 }
 
@@ -122,8 +120,7 @@ func FromUint16(dt DType, bits []uint16, shape ...int) *Tensor {
 	if n != len(bits) {
 		panicf(ErrShape, "FromUint16", "shape %v needs %d values, got %d", shape, n, len(bits))
 	}
-	st := &storage{u16: bits, bytes: int64(len(bits)) * 2, device: "cpu"}
-	track(st)
+	st := hostStorage(unsafe.Pointer(unsafe.SliceData(bits)), dt, n)
 	return &Tensor{shape: append([]int(nil), shape...), dtype: dt, st: st, n: n}
 }
 
@@ -136,8 +133,7 @@ func FromInt8(data []int8, shape ...int) *Tensor {
 	if n != len(data) {
 		panicf(ErrShape, "FromInt8", "shape %v needs %d values, got %d", shape, n, len(data))
 	}
-	st := &storage{i8: data, bytes: int64(len(data)), device: "cpu"}
-	track(st)
+	st := hostStorage(unsafe.Pointer(unsafe.SliceData(data)), Int8, n)
 	return &Tensor{shape: append([]int(nil), shape...), dtype: Int8, st: st, n: n}
 }
 
@@ -187,7 +183,7 @@ func (t *Tensor) Float32s() []float32 {
 		panicf(ErrDType, "Float32s", "tensor is %s, not float32", t.dtype)
 	}
 	mustHost("Float32s", t)
-	return t.st.f32[t.off : t.off+t.n : t.off+t.n]
+	return hostView[float32](t)
 }
 
 // Int64s returns the tensor's int64 elements (shared, not copied).
@@ -196,7 +192,7 @@ func (t *Tensor) Int64s() []int64 {
 		panicf(ErrDType, "Int64s", "tensor is %s, not int64", t.dtype)
 	}
 	mustHost("Int64s", t)
-	return t.st.i64[t.off : t.off+t.n : t.off+t.n]
+	return hostView[int64](t)
 }
 
 // Bools returns the tensor's bool elements (shared, not copied).
@@ -205,7 +201,7 @@ func (t *Tensor) Bools() []bool {
 		panicf(ErrDType, "Bools", "tensor is %s, not bool", t.dtype)
 	}
 	mustHost("Bools", t)
-	return t.st.b[t.off : t.off+t.n : t.off+t.n]
+	return hostView[bool](t)
 }
 
 // Uint16s returns the bits of a Float16 or BFloat16 tensor's elements
@@ -216,7 +212,7 @@ func (t *Tensor) Uint16s() []uint16 {
 		panicf(ErrDType, "Uint16s", "tensor is %s, not float16 or bfloat16", t.dtype)
 	}
 	mustHost("Uint16s", t)
-	return t.st.u16[t.off : t.off+t.n : t.off+t.n]
+	return hostView[uint16](t)
 }
 
 // Int8s returns an Int8 tensor's elements (shared, not copied).
@@ -225,7 +221,7 @@ func (t *Tensor) Int8s() []int8 {
 		panicf(ErrDType, "Int8s", "tensor is %s, not int8", t.dtype)
 	}
 	mustHost("Int8s", t)
-	return t.st.i8[t.off : t.off+t.n : t.off+t.n]
+	return hostView[int8](t)
 }
 
 // Item returns the value of a one-element tensor as float64 (a float16 or
@@ -299,25 +295,27 @@ func (t *Tensor) Detach() *Tensor {
 
 // Clone returns a copy of t's data with no autograd history.
 func (t *Tensor) Clone() *Tensor {
-	if t.st.device != "cpu" {
-		return cudaClone(t)
-	}
-	c := Empty(t.dtype, t.shape...)
-	copyElems(c, 0, t, 0, t.n)
+	c := emptyOn("Clone", t.st.be, t.dtype, false, t.shape...)
+	t.st.be.CopyDevice(c, t)
 	return c
 }
 
 // CopyFrom copies src's elements into t in place (same dtype and element
 // count), outside autograd. Optimizers and checkpoint loading use it.
 func (t *Tensor) CopyFrom(src *Tensor) {
-	if t.st.device != "cpu" || src.st.device != "cpu" {
-		cudaCopyFrom(t, src) // between devices too, as torch.Tensor.copy_
-		return
-	}
 	if src.dtype != t.dtype || src.n != t.n {
 		panicf(ErrShape, "CopyFrom", "cannot copy %s%v into %s%v", src.dtype, src.shape, t.dtype, t.shape)
 	}
-	copyElems(t, 0, src, 0, t.n)
+	switch {
+	case t.st.be == src.st.be:
+		t.st.be.CopyDevice(t, src)
+	case src.st.device == "cpu":
+		t.st.be.Upload(t, src)
+	case t.st.device == "cpu":
+		src.st.be.Download(t, src)
+	default: // between devices through the host
+		t.st.be.Upload(t, download(src))
+	}
 }
 
 func sameShape(a, b []int) bool {
