@@ -39,6 +39,13 @@ type Buffer interface {
 // ErrCUDA, ...) naming the op when it cannot run.
 type Backend interface {
 	CoreBackend
+	ElementwiseKernels // elementwise.go: binary, unary, activations, casts, fills
+	MatMulKernels      // matmul.go: GEMM, AddMM
+	SparseKernels      // sparse.go: SpMM, SDDMM, edge softmax, segments
+	IndexKernels       // index.go: gathers, scatters, copies of rows, transpose
+	ReduceKernels      // reduce.go, softmax.go: sums, arg-max, softmax, losses
+	RandomKernels      // random.go: dropout
+	StepKernels        // step.go: optimizer updates
 }
 
 // CoreBackend is storage: allocation and copies between devices.

@@ -295,14 +295,20 @@ func int64Bounds(op string, t *Tensor) (lo, hi int64) {
 	return lo, hi
 }
 
-// checkDevIndex checks a 1-D int64 index on a device against [0, n)
-// without reading it when its bounds are known; on a violation it reads the
-// index to name the first bad position.
+// checkDevIndex checks a 1-D int64 index on any device against [0, n),
+// panicking with ErrIndex naming the first position outside it: on the
+// CPU by reading it, on a GPU without reading it when its bounds were
+// recorded at upload (else it reads the index, a synchronization). The
+// values of a meta index are unknown and not checked.
 func checkDevIndex(op string, idx *Tensor, n int) {
 	if idx.dtype != Int64 || idx.Dim() != 1 {
 		panicf(ErrDType, op, "index must be a 1-D int64 tensor, got %s of shape %v", idx.dtype, idx.shape)
 	}
-	if idx.n == 0 {
+	if idx.n == 0 || isMeta(idx) {
+		return
+	}
+	if idx.st.device == "cpu" {
+		checkIndex(op, idx, n)
 		return
 	}
 	lo, hi := int64Bounds(op, idx)
@@ -311,4 +317,10 @@ func checkDevIndex(op string, idx *Tensor, n int) {
 	}
 	checkIndex(op, download(idx), n) // panics naming the position
 	// The recorded bounds cover the whole storage, wider than this view.
+}
+
+// isMeta reports whether t is on a meta device (no values to check).
+func isMeta(t *Tensor) bool {
+	_, ok := t.st.be.(*metaBackend)
+	return ok
 }

@@ -2,6 +2,10 @@ package tensor
 
 import "math"
 
+// ElementwiseKernels are the primitive kernels of this file's ops: binary and unary elementwise ops with broadcasting, activations and their gradients, casts between dtypes, fills and in-place updates.
+// Every Backend implements them (cpu_*.go, cuda_*.go, meta.go).
+type ElementwiseKernels interface{}
+
 func checkFloat(op string, ts ...*Tensor) {
 	for _, t := range ts {
 		if t.dtype != Float32 {

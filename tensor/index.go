@@ -1,5 +1,9 @@
 package tensor
 
+// IndexKernels are the primitive kernels of this file's ops: row gathers and scatter-adds by an int64 index, strided row copies and transposes.
+// Every Backend implements them (cpu_*.go, cuda_*.go, meta.go).
+type IndexKernels interface{}
+
 // rowSize returns the elements per row along dimension 0.
 func rowSize(t *Tensor) int {
 	if t.Dim() == 0 {

@@ -7,6 +7,10 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 )
 
+// MatMulKernels are the primitive kernels of this file's ops: dense products: GEMM and AddMM.
+// Every Backend implements them (cpu_*.go, cuda_*.go, meta.go).
+type MatMulKernels interface{}
+
 // Gemm is the single-precision GEMM every dense product goes through:
 // C = alpha*op(A)*op(B) + beta*C for row-major A, B, C with leading
 // dimensions lda, ldb, ldc, where op transposes when tA / tB is set. op(A) is

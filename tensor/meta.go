@@ -53,3 +53,66 @@ func (*metaBackend) Download(dst, src *Tensor) {
 }
 func (*metaBackend) CopyDevice(dst, src *Tensor) {}
 func (*metaBackend) Synchronize() error          { return nil }
+
+// ---------------------------------------------------------------------
+// elementwise kernels: nothing to compute on the meta device.
+// ---------------------------------------------------------------------
+
+// (end of elementwise kernels)
+//
+//
+//
+
+// ---------------------------------------------------------------------
+// matmul kernels: nothing to compute on the meta device.
+// ---------------------------------------------------------------------
+
+// (end of matmul kernels)
+//
+//
+//
+
+// ---------------------------------------------------------------------
+// sparse kernels: nothing to compute on the meta device.
+// ---------------------------------------------------------------------
+
+// (end of sparse kernels)
+//
+//
+//
+
+// ---------------------------------------------------------------------
+// index kernels: nothing to compute on the meta device.
+// ---------------------------------------------------------------------
+
+// (end of index kernels)
+//
+//
+//
+
+// ---------------------------------------------------------------------
+// reduce kernels: nothing to compute on the meta device.
+// ---------------------------------------------------------------------
+
+// (end of reduce kernels)
+//
+//
+//
+
+// ---------------------------------------------------------------------
+// random kernels: nothing to compute on the meta device.
+// ---------------------------------------------------------------------
+
+// (end of random kernels)
+//
+//
+//
+
+// ---------------------------------------------------------------------
+// step kernels: nothing to compute on the meta device.
+// ---------------------------------------------------------------------
+
+// (end of step kernels)
+//
+//
+//

@@ -8,6 +8,10 @@ import (
 	"sync/atomic"
 )
 
+// RandomKernels are the primitive kernels of this file's ops: dropout masks drawn from the counter-based Philox stream.
+// Every Backend implements them (cpu_*.go, cuda_*.go, meta.go).
+type RandomKernels interface{}
+
 // Generator is a seed with a running Philox offset, plus a sequential
 // stream for initialisation and shuffles. Dropout masks are a pure function
 // of the seed and the offset an op reserved (counter-based Philox4x32, as

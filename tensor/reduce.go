@@ -1,5 +1,9 @@
 package tensor
 
+// ReduceKernels are the primitive kernels of this file's ops: reductions (sum, sum over a dimension, arg-max), log-softmax and the losses.
+// Every Backend implements them (cpu_*.go, cuda_*.go, meta.go).
+type ReduceKernels interface{}
+
 // Sum returns the sum of all elements as a one-element tensor of shape ().
 // The sum is accumulated in float64.
 //

@@ -7,6 +7,10 @@ import (
 	"sync"
 )
 
+// SparseKernels are the primitive kernels of this file's ops: graph ops over an Adj: SpMM, SDDMM, edge softmax and segment reductions, forward and backward.
+// Every Backend implements them (cpu_*.go, cuda_*.go, meta.go).
+type SparseKernels interface{}
+
 // Adj is a destination-major compressed adjacency: the in-edges of
 // destination node d occupy positions Indptr[d] to Indptr[d+1] of Indices
 // (their source ids) and EIDs (their edge ids, which index edge tensors;

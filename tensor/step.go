@@ -6,6 +6,10 @@ import (
 	"github.com/gnnrepl/gnnrepl/kernels"
 )
 
+// StepKernels are the primitive kernels of this file's ops: optimizer updates in place (Adam, axpy).
+// Every Backend implements them (cpu_*.go, cuda_*.go, meta.go).
+type StepKernels interface{}
+
 // Parameter updates on any device, outside autograd. An optimizer that
 // keeps flat []float32 views of CPU parameters can keep doing so on the
 // CPU; for parameters on a GPU (whose Float32s panics) it calls these, which
