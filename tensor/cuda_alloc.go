@@ -267,7 +267,22 @@ func cudaBufOf(st *storage) *cudaBuf {
 func init() {
 	RegisterBackend(BackendKind{Kind: "cuda", Ordinals: true,
 		Open:   func(n int) (Backend, error) { return openCUDA("cuda:" + strconv.Itoa(n)) },
-		Status: CUDAStatus})
+		Status: cudaBackendStatus})
+}
+
+// cudaBackendStatus is the cuda kind's line in gnnrepl doctor: the
+// driver, its devices and cuBLAS, as the loader that runs the ops finds
+// them (GNNREPL_CUDA_LIB_PATH first).
+func cudaBackendStatus() (bool, string) {
+	ok, why := CUDAStatus()
+	if !ok {
+		return false, "CUDA driver: " + why
+	}
+	blas := "cuBLAS not found"
+	if p, err := kernels.BLASPath(); err == nil {
+		blas = "cuBLAS " + p
+	}
+	return true, why + "; " + blas
 }
 
 // Device returns the device's name, "cuda:N".

@@ -225,7 +225,7 @@ func TestDoctor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Go runtime", "CPU BLAS", "Freed memory    lazy (MADV_FREE", "CUDA driver", "data directory  " + data + " (--data)", "cora (1 files, 1 B)"} {
+	for _, want := range []string{"Go runtime", "backend cpu     available: BLAS: ", "backend meta", "Freed memory    lazy (MADV_FREE", "CUDA driver", "data directory  " + data + " (--data)", "cora (1 files, 1 B)"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}
@@ -398,5 +398,23 @@ func TestShellPTY(t *testing.T) {
 	hist, err := os.ReadFile(filepath.Join(cmd.Dir, "history"))
 	if err != nil || !strings.Contains(string(hist), "add(x, 22)") {
 		t.Errorf("history file: %v %q", err, hist)
+	}
+}
+
+// TestDoctorUsesCUDALoaderPath checks that doctor reports what the engine's
+// CUDA loader finds, searching GNNREPL_CUDA_LIB_PATH first: a broken
+// libcuda.so.1 there is the library doctor names.
+func TestDoctorUsesCUDALoaderPath(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "libcuda.so.1")
+	os.WriteFile(fake, []byte("not a shared object"), 0o644)
+	cmd := command(t, "doctor")
+	cmd.Env = append(cmd.Env, "GNNREPL_CUDA_LIB_PATH="+dir)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "backend cuda") || !strings.Contains(string(out), fake) {
+		t.Errorf("doctor does not report the loader's search of %s:\n%s", fake, out)
 	}
 }
