@@ -26,9 +26,10 @@ func TestKernelNamesExist(t *testing.T) {
 		"reduce":  {"gk_sum_partial_f32", "gk_sum_final_f32", "gk_sum_dim0_f32", "gk_sum_dim1_f32"},
 		"softmax": {"gk_log_softmax_fwd_f32", "gk_log_softmax_bwd_f32", "gk_softmax_fwd_f32", "gk_softmax_bwd_f32",
 			"gk_cross_entropy_fwd_f32", "gk_cross_entropy_bwd_f32"},
-		"cast": {"gk_cast_f32_f16", "gk_cast_f16_f32", "gk_cast_f32_bf16", "gk_cast_bf16_f32"},
-		"adam": {"gk_adam_f32", "gk_unscale_f32"},
-		"gat":  {"gk_edge_softmax_fwd_f32", "gk_edge_softmax_bwd_f32", "gk_edge_sum_dst_f32"},
+		"cast":  {"gk_cast_f32_f16", "gk_cast_f16_f32", "gk_cast_f32_bf16", "gk_cast_bf16_f32"},
+		"adam":  {"gk_adam_f32", "gk_unscale_f32"},
+		"dense": {"gk_nll_fwd_f32", "gk_nll_bwd_f32", "gk_argmax_rows_f32"},
+		"gat":   {"gk_edge_softmax_fwd_f32", "gk_edge_softmax_bwd_f32", "gk_edge_sum_dst_f32"},
 	}
 	for _, it := range []DType{DTypeInt32, DTypeInt64} {
 		is := it.indexSuffix("test")
@@ -46,6 +47,14 @@ func TestKernelNamesExist(t *testing.T) {
 			}
 			want["spmm"] = append(want["spmm"], "gk_spmm_bwd_"+red.String()+"_f32_"+is)
 		}
+	}
+	for _, dt := range []DType{DTypeFloat32, DTypeFloat16, DTypeBFloat16} {
+		for _, k := range []string{"binary", "bcast_binary", "sum_to", "unary", "unary_bwd", "fill_from"} {
+			want["dense"] = append(want["dense"], "gk_"+k+"_"+dt.suffix("test"))
+		}
+	}
+	for _, b := range []string{"b1", "b2", "b4", "b8"} {
+		want["dense"] = append(want["dense"], "gk_copy2d_"+b, "gk_transpose_"+b)
 	}
 	n := 0
 	for mod, names := range want {
