@@ -12,6 +12,7 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 go test -count=1 -timeout 25m ./...
+scripts/examples.sh
 if [ -x scripts/notebooks.sh ]; then
   scripts/notebooks.sh
 fi
