@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gnnrepl/gnnrepl/datasets"
 	"go/parser"
 	"io"
 	"os"
@@ -37,7 +36,7 @@ type ReplSession struct {
 	err    *switchWriter
 	in     *cellInput
 	pub    *cellPublisher
-	notice string // the prelude's fallback notice, shown with the first cell
+	notice string // the prelude's notices, shown with the first cell
 }
 
 var (
@@ -63,7 +62,7 @@ func NewReplSession(opts repl.Options) (*ReplSession, error) {
 	rs.s = s
 	// A prelude that fell back to synthetic data says so in the first
 	// cell's output, not only in the server's log.
-	rs.notice = datasets.TakePreloadNotice()
+	rs.notice = s.PreludeNotices()
 	return rs, nil
 }
 
@@ -77,7 +76,7 @@ func (r *ReplSession) Execute(ctx context.Context, code string, cio ExecIO) (map
 	r.in.set(cio)
 	r.pub.set(cio)
 	if r.notice != "" {
-		fmt.Fprintln(cio.Stderr(), r.notice)
+		io.WriteString(cio.Stderr(), r.notice)
 		r.notice = ""
 	}
 	if r.s.Busy() && evaluates(code) {

@@ -109,3 +109,33 @@ display.InNotebook()`
 		t.Errorf("after Reset the session published %q", last)
 	}
 }
+
+// TestPreludeNotices: what the prelude writes on the session's stderr
+// (log.Writer() in the interpreter) is written as it comes and kept for
+// PreludeNotices, again after Reset.
+func TestPreludeNotices(t *testing.T) {
+	opts := DefaultOptions()
+	opts.Prelude = builtins.PreludeImports + `fmt.Fprintln(log.Writer(), "gnnrepl: a notice")
+fmt.Println("not a notice")
+`
+	var out, errOut syncBuffer
+	opts.Stdout, opts.Stderr, opts.Stdin = &out, &errOut, strings.NewReader("")
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.PreludeNotices(); n != "gnnrepl: a notice\n" || errOut.String() != n {
+		t.Errorf("PreludeNotices() = %q, stderr %q", n, errOut.String())
+	}
+	eval(t, s, `fmt.Fprintln(log.Writer(), "from a cell")`)
+	if err := s.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.PreludeNotices(); n != "gnnrepl: a notice\n" {
+		t.Errorf("after Reset: PreludeNotices() = %q", n)
+	}
+	quiet, _, _ := newSession(t)
+	if n := quiet.PreludeNotices(); n != "" {
+		t.Errorf("a quiet prelude's notices %q", n)
+	}
+}

@@ -113,6 +113,7 @@ type Session struct {
 	decls       map[string]string // "type T", "method T.M" -> declaration text (redecl.go)
 	packages    map[string]string // package name -> import path, for every symbol table (unambiguous names)
 	memberTable map[string][]string
+	notices     string // what the prelude wrote on stderr (PreludeNotices)
 }
 
 // Result is what an evaluation shows.
@@ -207,12 +208,35 @@ func (s *Session) init() error {
 	if _, err := s.eval(context.Background(), "runtime", "import "+rtName+" "+strconv.Quote(rtPath)); err != nil {
 		return fmt.Errorf("repl: %w", err)
 	}
+	s.nmu.Lock()
+	s.notices = ""
+	s.nmu.Unlock()
 	if strings.TrimSpace(s.opts.Prelude) != "" {
-		if _, err := s.eval(context.Background(), "prelude", s.opts.Prelude); err != nil {
+		s.trace.record()
+		_, err := s.eval(context.Background(), "prelude", s.opts.Prelude)
+		notices := s.trace.recorded()
+		if err != nil {
 			return fmt.Errorf("repl: prelude: %w", err)
 		}
+		s.nmu.Lock()
+		s.notices = notices
+		s.nmu.Unlock()
 	}
 	return nil
+}
+
+// PreludeNotices returns what the prelude wrote on the session's stderr the
+// last time it ran (in New or Reset; it is also written to Options.Stderr
+// as it comes), or "" when it wrote nothing. builtins.Prelude writes one
+// "gnnrepl: ..." line there, through log.Writer() (os.Stderr in the
+// interpreter is the process's), when the dataset files are absent and it
+// fell back to a synthetic graph. A front end whose stderr nobody reads at
+// start-up (the Jupyter kernel's goes to the server's log) shows them with
+// the first cell.
+func (s *Session) PreludeNotices() string {
+	s.nmu.Lock()
+	defer s.nmu.Unlock()
+	return s.notices
 }
 
 // Reset discards every variable, function, type and import and starts
