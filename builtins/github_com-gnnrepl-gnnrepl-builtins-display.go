@@ -12,66 +12,60 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/builtins/display/display"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"BarChart":          reflect.ValueOf(display.BarChart),
-		"Bundle":            reflect.ValueOf(display.Bundle),
-		"Clear":             reflect.ValueOf(display.Clear),
-		"ClearWait":         reflect.ValueOf(display.ClearWait),
-		"CurrentPublisher":  reflect.ValueOf(display.CurrentPublisher),
-		"DegreeHistogram":   reflect.ValueOf(display.DegreeHistogram),
-		"ErrArgument":       reflect.ValueOf(&display.ErrArgument).Elem(),
-		"FromCellIO":        reflect.ValueOf(display.FromCellIO),
-		"GraphHTML":         reflect.ValueOf(display.GraphHTML),
-		"HTML":              reflect.ValueOf(display.HTML),
-		"HTMLBundle":        reflect.ValueOf(display.HTMLBundle),
-		"InNotebook":        reflect.ValueOf(display.InNotebook),
-		"JSON":              reflect.ValueOf(display.JSON),
-		"JSONBundle":        reflect.ValueOf(display.JSONBundle),
-		"LinePlot":          reflect.ValueOf(display.LinePlot),
-		"Markdown":          reflect.ValueOf(display.Markdown),
-		"NewHandle":         reflect.ValueOf(display.NewHandle),
-		"NewLossCurve":      reflect.ValueOf(display.NewLossCurve),
-		"NewProgress":       reflect.ValueOf(display.NewProgress),
-		"PNG":               reflect.ValueOf(display.PNG),
-		"PNGBundle":         reflect.ValueOf(display.PNGBundle),
-		"PlotHeight":        reflect.ValueOf(constant.MakeFromLiteral("3.5", token.FLOAT, 0)),
-		"PlotWidth":         reflect.ValueOf(constant.MakeFromLiteral("6", token.FLOAT, 0)),
-		"ProgressInterval":  reflect.ValueOf(display.ProgressInterval),
-		"Publish":           reflect.ValueOf(display.Publish),
-		"SVG":               reflect.ValueOf(display.SVG),
-		"SVGBundle":         reflect.ValueOf(display.SVGBundle),
-		"SetPublisher":      reflect.ValueOf(display.SetPublisher),
-		"SetTerminalOutput": reflect.ValueOf(display.SetTerminalOutput),
-		"Show":              reflect.ValueOf(display.Show),
-		"TensorHTML":        reflect.ValueOf(display.TensorHTML),
-		"TensorMaxCols":     reflect.ValueOf(constant.MakeFromLiteral("10", token.INT, 0)),
-		"TensorMaxRows":     reflect.ValueOf(constant.MakeFromLiteral("10", token.INT, 0)),
-		"Update":            reflect.ValueOf(display.Update),
+		"BarChart":         reflect.ValueOf(display.BarChart),
+		"Bundle":           reflect.ValueOf(display.Bundle),
+		"Clear":            reflect.ValueOf(display.Clear),
+		"ClearWait":        reflect.ValueOf(display.ClearWait),
+		"DegreeHistogram":  reflect.ValueOf(display.DegreeHistogram),
+		"ErrArgument":      reflect.ValueOf(&display.ErrArgument).Elem(),
+		"GraphHTML":        reflect.ValueOf(display.GraphHTML),
+		"HTML":             reflect.ValueOf(display.HTML),
+		"HTMLBundle":       reflect.ValueOf(display.HTMLBundle),
+		"InNotebook":       reflect.ValueOf(display.InNotebook),
+		"JSON":             reflect.ValueOf(display.JSON),
+		"JSONBundle":       reflect.ValueOf(display.JSONBundle),
+		"LinePlot":         reflect.ValueOf(display.LinePlot),
+		"Markdown":         reflect.ValueOf(display.Markdown),
+		"NewHandle":        reflect.ValueOf(display.NewHandle),
+		"NewLossCurve":     reflect.ValueOf(display.NewLossCurve),
+		"NewOutput":        reflect.ValueOf(display.NewOutput),
+		"NewProgress":      reflect.ValueOf(display.NewProgress),
+		"PNG":              reflect.ValueOf(display.PNG),
+		"PNGBundle":        reflect.ValueOf(display.PNGBundle),
+		"PlotHeight":       reflect.ValueOf(constant.MakeFromLiteral("3.5", token.FLOAT, 0)),
+		"PlotWidth":        reflect.ValueOf(constant.MakeFromLiteral("6", token.FLOAT, 0)),
+		"ProgressInterval": reflect.ValueOf(display.ProgressInterval),
+		"Publish":          reflect.ValueOf(display.Publish),
+		"SVG":              reflect.ValueOf(display.SVG),
+		"SVGBundle":        reflect.ValueOf(display.SVGBundle),
+		"Show":             reflect.ValueOf(display.Show),
+		"TensorHTML":       reflect.ValueOf(display.TensorHTML),
+		"TensorMaxCols":    reflect.ValueOf(constant.MakeFromLiteral("10", token.INT, 0)),
+		"TensorMaxRows":    reflect.ValueOf(constant.MakeFromLiteral("10", token.INT, 0)),
+		"Update":           reflect.ValueOf(display.Update),
 
 		// type definitions
-		"CellIO":    reflect.ValueOf((*display.CellIO)(nil)),
 		"Handle":    reflect.ValueOf((*display.Handle)(nil)),
 		"LossCurve": reflect.ValueOf((*display.LossCurve)(nil)),
+		"Output":    reflect.ValueOf((*display.Output)(nil)),
+		"Pinner":    reflect.ValueOf((*display.Pinner)(nil)),
 		"Progress":  reflect.ValueOf((*display.Progress)(nil)),
 		"Publisher": reflect.ValueOf((*display.Publisher)(nil)),
 
 		// interface wrapper definitions
-		"_CellIO":    reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_builtins_display_CellIO)(nil)),
+		"_Pinner":    reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_builtins_display_Pinner)(nil)),
 		"_Publisher": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_builtins_display_Publisher)(nil)),
 	}
 }
 
-// _github_com_gnnrepl_gnnrepl_builtins_display_CellIO is an interface wrapper for CellIO type
-type _github_com_gnnrepl_gnnrepl_builtins_display_CellIO struct {
-	IValue       interface{}
-	WClearOutput func(wait bool)
-	WDisplay     func(data map[string]any, metadata map[string]any, displayID string, update bool) error
+// _github_com_gnnrepl_gnnrepl_builtins_display_Pinner is an interface wrapper for Pinner type
+type _github_com_gnnrepl_gnnrepl_builtins_display_Pinner struct {
+	IValue interface{}
+	WPin   func() display.Publisher
 }
 
-func (W _github_com_gnnrepl_gnnrepl_builtins_display_CellIO) ClearOutput(wait bool) {
-	W.WClearOutput(wait)
-}
-func (W _github_com_gnnrepl_gnnrepl_builtins_display_CellIO) Display(data map[string]any, metadata map[string]any, displayID string, update bool) error {
-	return W.WDisplay(data, metadata, displayID, update)
+func (W _github_com_gnnrepl_gnnrepl_builtins_display_Pinner) Pin() display.Publisher {
+	return W.WPin()
 }
 
 // _github_com_gnnrepl_gnnrepl_builtins_display_Publisher is an interface wrapper for Publisher type

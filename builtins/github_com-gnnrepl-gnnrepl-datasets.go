@@ -56,7 +56,6 @@ func init() {
 		"SNAP":                 reflect.ValueOf(datasets.SNAP),
 		"Synthetic":            reflect.ValueOf(datasets.Synthetic),
 		"SyntheticLike":        reflect.ValueOf(datasets.SyntheticLike),
-		"TakePreloadNotice":    reflect.ValueOf(datasets.TakePreloadNotice),
 
 		// type definitions
 		"Dataset":          reflect.ValueOf((*datasets.Dataset)(nil)),

@@ -4,7 +4,9 @@ package builtins
 // imports every session has and the preloaded variables
 //
 //	ds       the dataset (Cora from the data directory, or a synthetic graph of
-//	         Cora's shape with a one-line notice when the files are absent)
+//	         Cora's shape with a one-line notice when the files are absent,
+//	         written to the session's stderr, which log.Writer() is in the
+//	         interpreter; repl.Session.PreludeNotices keeps it)
 //	g        ds.Graph, with node data feat, label, train_mask, val_mask, test_mask
 //	sampler  a NeighborSampler with fanouts [15, 10]
 //	model    a 2-layer GraphSAGE (mean aggregator) sized to g
@@ -19,6 +21,7 @@ const Prelude = PreludeImports + preload
 // itself).
 const PreludeImports = `import (
 	"fmt"
+	"log"
 	"math"
 	"os"
 	"time"
@@ -39,7 +42,7 @@ const PreludeImports = `import (
 `
 
 const preload = `
-ds := datasets.Preload("cora", os.Stderr)
+ds := datasets.Preload("cora", log.Writer())
 g := ds.Graph
 sampler := sampling.NeighborSampler{Fanouts: []int{15, 10}}
 model := nn.NewGraphSAGE(nn.SAGEOptions{InFeats: ds.NumFeatures, HiddenFeats: 64, OutFeats: ds.NumClasses, Dropout: 0.5, Seed: 0})

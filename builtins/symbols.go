@@ -3,6 +3,7 @@ package builtins
 import (
 	"reflect"
 
+	"github.com/gnnrepl/gnnrepl/builtins/display"
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
 )
@@ -23,4 +24,25 @@ func copyExports(src interp.Exports) interp.Exports {
 		dst[k] = c
 	}
 	return dst
+}
+
+// displayKey is the display package's key in Symbols.
+const displayKey = "github.com/gnnrepl/gnnrepl/builtins/display/display"
+
+// DisplaySymbols returns the display package's functions that show output
+// (Publish, HTML, Show, Update, NewHandle, NewProgress, ...: the methods of
+// *display.Output) bound to out, as a table for a session to load after
+// Symbols (yaegi's Use replaces those names and keeps the others). The
+// session's cells then show in out, as yaegi binds os.Stdout to the
+// interpreter's own Options.Stdout, instead of in a process-wide
+// destination.
+func DisplaySymbols(out *display.Output) interp.Exports {
+	v := reflect.ValueOf(out)
+	m := map[string]reflect.Value{}
+	for name, sym := range Symbols[displayKey] {
+		if meth := v.MethodByName(name); meth.IsValid() && meth.Type() == sym.Type() {
+			m[name] = meth
+		}
+	}
+	return interp.Exports{displayKey: m}
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -123,33 +122,14 @@ func LoadOrSynthetic(name, dir string) (d *Dataset, notice string) {
 }
 
 // Preload is LoadOrSynthetic for a session's prelude: it writes the notice,
-// if any, as one "gnnrepl: ..." line to w and returns the dataset. The
-// notice is also kept for TakePreloadNotice (a Jupyter kernel's prelude
-// runs before any cell can show it).
+// if any, as one "gnnrepl: ..." line to w (nil: nowhere) and returns the
+// dataset. The prelude passes the session's stderr, where the session
+// keeps what it wrote for its front end (a Jupyter kernel's prelude runs
+// before any cell can show it).
 func Preload(name string, w io.Writer) *Dataset {
 	d, notice := LoadOrSynthetic(name, "")
-	if notice != "" {
-		if w != nil {
-			fmt.Fprintln(w, "gnnrepl:", notice)
-		}
-		preloadMu.Lock()
-		preloadNotice = "gnnrepl: " + notice
-		preloadMu.Unlock()
+	if notice != "" && w != nil {
+		fmt.Fprintln(w, "gnnrepl:", notice)
 	}
 	return d
-}
-
-var (
-	preloadMu     sync.Mutex
-	preloadNotice string
-)
-
-// TakePreloadNotice returns the notice of the last Preload that fell back
-// to a synthetic graph ("" when none did) and clears it.
-func TakePreloadNotice() string {
-	preloadMu.Lock()
-	defer preloadMu.Unlock()
-	n := preloadNotice
-	preloadNotice = ""
-	return n
 }

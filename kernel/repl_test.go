@@ -1,8 +1,6 @@
 package kernel
 
 import (
-	"image"
-	"image/color"
 	"reflect"
 	"strings"
 	"testing"
@@ -176,39 +174,6 @@ func TestReplUserExpressionsAndCommands(t *testing.T) {
 	}
 }
 
-type htmlTable struct{}
-
-func (htmlTable) String() string { return "table" }
-func (htmlTable) HTML() string   { return "<table></table>" }
-
-type panicky struct{}
-
-func (panicky) HTML() string { panic("render failed") }
-
-func TestResultBundle(t *testing.T) {
-	img := image.NewGray(image.Rect(0, 0, 2, 2))
-	img.Set(1, 1, color.White)
-	b := resultBundle(repl.Result{Text: "img", Values: []reflect.Value{reflect.ValueOf(img)}})
-	if s, _ := b["image/png"].(string); !strings.HasPrefix(s, "iVBOR") || b["text/plain"] != "img" {
-		t.Errorf("image bundle %v", b)
-	}
-	b = resultBundle(repl.Result{Text: "table", Values: []reflect.Value{reflect.ValueOf(htmlTable{})}})
-	if b["text/html"] != "<table></table>" || b["text/plain"] != "table" {
-		t.Errorf("html bundle %v", b)
-	}
-	b = resultBundle(repl.Result{Text: "p", Values: []reflect.Value{reflect.ValueOf(panicky{})}})
-	if b["text/plain"] != "p" || b["text/html"] != nil {
-		t.Errorf("panicking renderer %v", b)
-	}
-	var nilPtr *image.Gray
-	if b := resultBundle(repl.Result{Text: "<nil>", Values: []reflect.Value{reflect.ValueOf(nilPtr)}}); b["text/plain"] != "<nil>" {
-		t.Errorf("nil pointer bundle %v", b)
-	}
-	if b := resultBundle(repl.Result{}); b != nil {
-		t.Errorf("empty result bundle %v", b)
-	}
-}
-
 func contains(xs []any, s string) bool {
 	for _, x := range xs {
 		if x == s {
@@ -253,6 +218,31 @@ bar.Finish()`, nil)
 	}
 	if d := content(t, pub[1])["data"].(map[string]any); d["text/html"] != "<b>bold</b>" {
 		t.Errorf("first display %v", d)
+	}
+}
+
+// TestReplDisplayHandleKeepsItsCell: a Handle shown in one cell and updated
+// in a later one sends update_display_data under the cell it first showed
+// in, while new display output goes to the running cell.
+func TestReplDisplayHandleKeepsItsCell(t *testing.T) {
+	_, c := startRepl(t)
+	reply, pub := c.execute(`import "github.com/gnnrepl/gnnrepl/builtins/display"
+h := display.NewHandle()
+h.Markdown("one")`, nil)
+	if reply["status"] != "ok" || types(pub) != "execute_input display_data" {
+		t.Fatalf("first cell: %v %s", reply, types(pub))
+	}
+	first := parentID(pub[0])
+	reply, pub = c.execute("h.Markdown(\"two\")\ndisplay.Markdown(\"new\")", nil)
+	if reply["status"] != "ok" || types(pub) != "execute_input display_data" {
+		t.Fatalf("second cell: %v %s", reply, types(pub))
+	}
+	if d := content(t, pub[1])["data"].(map[string]any); d["text/markdown"] != "new" {
+		t.Errorf("second cell's display %v", d)
+	}
+	up := content(t, c.waitIOPub(first, "update_display_data"))
+	if d := up["data"].(map[string]any); d["text/markdown"] != "two" {
+		t.Errorf("update %v", up)
 	}
 }
 

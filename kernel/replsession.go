@@ -5,15 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gnnrepl/gnnrepl/datasets"
 	"go/parser"
 	"io"
 	"os"
-	"reflect"
 	"strings"
 	"sync"
 
-	"github.com/gnnrepl/gnnrepl/builtins/display"
 	"github.com/gnnrepl/gnnrepl/repl"
 )
 
@@ -23,20 +20,23 @@ import (
 // ExecIO (reading stdin sends input_request, one per line); :commands
 // (:doc, :vars, :time, :mem, :load, :reset) work in cells as in the shell.
 //
-// The value of a cell's final expression is shown as text/plain (the
-// session's display string) plus the richer MIME types display.Bundle finds
-// for it: HTML tables for graphs and tensors, and the MIMEBundle, HTML,
-// Markdown, SVG and PNG methods of compiled types. The display package's
-// functions (display.HTML, display.Show, progress bars, loss curves) publish
-// through the running cell: Execute installs the cell's ExecIO as display's
-// publisher, and it stays installed after the cell, so output of goroutines
-// the cell left running appears under it.
+// The value of a cell's final expression is shown as its
+// repl.Result.MIMEBundle: text/plain (the session's display string) plus
+// the richer MIME types the session finds for it (HTML tables for graphs
+// and tensors, and the MIMEBundle, HTML, Markdown, SVG and PNG methods of
+// compiled types). The display package's functions (display.HTML,
+// display.Show, progress bars, loss curves) publish through the running
+// cell: the session's Options.Display is a publisher that sends to the
+// cell Execute runs, and it keeps sending there after the cell, so output
+// of goroutines the cell left running appears under it; a display.Handle
+// keeps updating the cell it first showed in.
 type ReplSession struct {
 	s      *repl.Session
 	out    *switchWriter
 	err    *switchWriter
 	in     *cellInput
-	notice string // the prelude's fallback notice, shown with the first cell
+	pub    *cellPublisher
+	notice string // the prelude's notices, shown with the first cell
 }
 
 var (
@@ -45,15 +45,16 @@ var (
 )
 
 // NewReplSession starts a repl session with opts (repl.DefaultOptions() is
-// gnnrepl's configuration); opts.Stdout, Stderr and Stdin are replaced by
-// the running cell's streams.
+// gnnrepl's configuration); opts.Stdout, Stderr, Stdin and Display are
+// replaced by the running cell's streams and display messages.
 func NewReplSession(opts repl.Options) (*ReplSession, error) {
 	rs := &ReplSession{
 		out: &switchWriter{w: os.Stdout},
 		err: &switchWriter{w: os.Stderr},
 		in:  &cellInput{},
+		pub: &cellPublisher{},
 	}
-	opts.Stdout, opts.Stderr, opts.Stdin = rs.out, rs.err, rs.in
+	opts.Stdout, opts.Stderr, opts.Stdin, opts.Display = rs.out, rs.err, rs.in, rs.pub
 	s, err := repl.New(opts)
 	if err != nil {
 		return nil, fmt.Errorf("kernel: starting the repl session: %w", err)
@@ -61,7 +62,7 @@ func NewReplSession(opts repl.Options) (*ReplSession, error) {
 	rs.s = s
 	// A prelude that fell back to synthetic data says so in the first
 	// cell's output, not only in the server's log.
-	rs.notice = datasets.TakePreloadNotice()
+	rs.notice = s.PreludeNotices()
 	return rs, nil
 }
 
@@ -73,9 +74,9 @@ func (r *ReplSession) Execute(ctx context.Context, code string, cio ExecIO) (map
 	r.out.set(cio.Stdout())
 	r.err.set(cio.Stderr())
 	r.in.set(cio)
-	display.SetPublisher(display.FromCellIO(cio))
+	r.pub.set(cio)
 	if r.notice != "" {
-		fmt.Fprintln(cio.Stderr(), r.notice)
+		io.WriteString(cio.Stderr(), r.notice)
 		r.notice = ""
 	}
 	if r.s.Busy() && evaluates(code) {
@@ -94,7 +95,7 @@ func (r *ReplSession) Execute(ctx context.Context, code string, cio ExecIO) (map
 	if err != nil {
 		return nil, wrapReplError(err)
 	}
-	return resultBundle(res), nil
+	return res.MIMEBundle(), nil
 }
 
 // EvalExpr evaluates one expression (execute_request's user_expressions)
@@ -109,11 +110,12 @@ func (r *ReplSession) EvalExpr(ctx context.Context, expr string) (map[string]any
 	r.out.set(io.Discard)
 	r.err.set(io.Discard)
 	r.in.set(discardIO{})
+	r.pub.set(discardIO{})
 	res, err := r.s.Eval(ctx, expr)
 	if err != nil {
 		return nil, wrapReplError(err)
 	}
-	if b := resultBundle(res); b != nil {
+	if b := res.MIMEBundle(); b != nil {
 		return b, nil
 	}
 	return map[string]any{}, nil
@@ -198,43 +200,51 @@ func wrapReplError(err error) error {
 	return err
 }
 
-// resultBundle is the MIME bundle of a result, or nil for no value:
-// text/plain is the session's display string, and a single value adds the
-// rich types display.Bundle finds for it.
-func resultBundle(res repl.Result) map[string]any {
-	if res.Text == "" && len(res.Values) == 0 {
-		return nil
-	}
-	b := map[string]any{}
-	if len(res.Values) == 1 {
-		for k, v := range richBundle(res.Values[0]) {
-			b[k] = v
-		}
-	}
-	b["text/plain"] = res.Text
-	return b
+// cellPublisher is the session's display publisher (repl.Options.Display):
+// it sends to the current cell's ExecIO, and after the cell ends keeps
+// sending there, as switchWriter does. Pin gives a display.Handle the cell
+// it first showed in. Before the first cell output is dropped.
+type cellPublisher struct {
+	mu sync.Mutex
+	io ExecIO
 }
 
-// richBundle is display.Bundle of a value, without its text/plain; nil for
-// an invalid or unexported value, a nil pointer, or when rendering panics.
-func richBundle(v reflect.Value) (out map[string]any) {
-	defer func() {
-		if recover() != nil {
-			out = nil
-		}
-	}()
-	if !v.IsValid() || !v.CanInterface() {
+func (p *cellPublisher) set(io ExecIO) {
+	p.mu.Lock()
+	p.io = io
+	p.mu.Unlock()
+}
+
+func (p *cellPublisher) cell() execPublisher {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return execPublisher{p.io}
+}
+
+func (p *cellPublisher) Display(bundle map[string]any, displayID string, update bool) error {
+	return p.cell().Display(bundle, displayID, update)
+}
+
+func (p *cellPublisher) ClearOutput(wait bool) { p.cell().ClearOutput(wait) }
+
+// Pin returns a publisher that sends to the current cell (display.Pinner).
+func (p *cellPublisher) Pin() repl.Publisher { return p.cell() }
+
+// execPublisher publishes through one cell's ExecIO, with no metadata; with
+// no cell (a nil io) it drops the output.
+type execPublisher struct{ io ExecIO }
+
+func (e execPublisher) Display(bundle map[string]any, displayID string, update bool) error {
+	if e.io == nil {
 		return nil
 	}
-	for v.Kind() == reflect.Interface && !v.IsNil() {
-		v = v.Elem()
+	return e.io.Display(bundle, nil, displayID, update)
+}
+
+func (e execPublisher) ClearOutput(wait bool) {
+	if e.io != nil {
+		e.io.ClearOutput(wait)
 	}
-	if v.Kind() == reflect.Pointer && v.IsNil() {
-		return nil // its methods are not called: the session's text says (T)(nil)
-	}
-	out = display.Bundle(v.Interface())
-	delete(out, "text/plain")
-	return out
 }
 
 // switchWriter forwards to the current cell's stream. After a cell ends it

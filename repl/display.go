@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gnnrepl/gnnrepl/builtins/display"
 )
 
 // Display limits: slices, arrays and maps show at most MaxElems elements,
@@ -69,6 +71,48 @@ func format(v reflect.Value) string {
 		}
 	}
 	return fmt.Sprint(x)
+}
+
+// MIMEBundle is the result as a notebook shows it (execute_result's data),
+// or nil when there is no value: "text/plain" is Text, and a single value
+// adds the richer MIME types display.Bundle finds for it (HTML tables for
+// graphs and tensors; the MIMEBundle, HTML, Markdown, SVG and PNG methods
+// of compiled types). The methods of a nil pointer are not called, and a
+// value whose rendering panics shows as text only.
+func (r Result) MIMEBundle() map[string]any {
+	if r.Text == "" && len(r.Values) == 0 {
+		return nil
+	}
+	b := map[string]any{}
+	if len(r.Values) == 1 {
+		for k, v := range richBundle(r.Values[0]) {
+			b[k] = v
+		}
+	}
+	b["text/plain"] = r.Text
+	return b
+}
+
+// richBundle is display.Bundle of a value, without its text/plain; nil for
+// an invalid or unexported value, a nil pointer, or when rendering panics.
+func richBundle(v reflect.Value) (out map[string]any) {
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	if !v.IsValid() || !v.CanInterface() {
+		return nil
+	}
+	for v.Kind() == reflect.Interface && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil // its methods are not called: the session's text says (T)(nil)
+	}
+	out = display.Bundle(v.Interface())
+	delete(out, "text/plain")
+	return out
 }
 
 func truncate(s string) string {

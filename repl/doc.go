@@ -21,7 +21,12 @@
 // value.
 //
 // Output: interpreted fmt.Print* and log output go to Options.Stdout and
-// Options.Stderr. Compiled code writing to os.Stdout or os.Stderr directly
+// Options.Stderr, and the display package's output (display.HTML, Show,
+// progress bars) to Options.Display, a front end's publisher, or as text
+// to the same streams when it is nil; every session has its own, as yaegi
+// gives each interpreter its own streams. Result.MIMEBundle is a value as
+// a notebook shows it, and PreludeNotices what the prelude wrote on
+// stderr. Compiled code writing to os.Stdout or os.Stderr directly
 // bypasses them; CaptureFDs redirects the process's descriptors 1 and 2
 // for the duration of an evaluation.
 //

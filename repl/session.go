@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/gnnrepl/gnnrepl/builtins"
+	"github.com/gnnrepl/gnnrepl/builtins/display"
 	"github.com/gnnrepl/gnnrepl/runctx"
 	"github.com/traefik/yaegi/interp"
 )
@@ -50,12 +51,27 @@ type Options struct {
 	// MemStats returns the tensor memory table printed by :mem, or is nil.
 	MemStats func() string
 
+	// Display receives the output of the display package's functions
+	// called in the session (display.HTML, Show, Handles, progress bars,
+	// loss curves): a notebook front end's Publisher (the Jupyter
+	// kernel's sends to the running cell, and implements display.Pinner so
+	// that a Handle keeps updating the cell it first showed in). nil is
+	// terminal mode: each output's text/plain is written to Stdout and
+	// progress bars are drawn on Stderr. It is used when Symbols include
+	// the display package (builtins.Symbols do).
+	Display Publisher
+
 	// InterruptGrace bounds how long Eval waits, after a cancel, for the
 	// interpreted code to stop (default 3s). Interpreted code stops at its
 	// next step and engine loops at their next batch (runctx), so only a
 	// long compiled call that ignores runctx outlasts it.
 	InterruptGrace time.Duration
 }
+
+// Publisher is where a session's rich output goes (display.Publisher):
+// Display sends a MIME bundle (display_data, or update_display_data for an
+// earlier displayID), ClearOutput clears the cell's output.
+type Publisher = display.Publisher
 
 // DefaultOptions returns the options gnnrepl's front ends use: the builtins'
 // symbol tables (standard library and engine), prelude, docs and memory hook,
@@ -83,6 +99,7 @@ func DefaultOptions() Options {
 type Session struct {
 	opts  Options
 	trace *traceWriter
+	out   *display.Output // the display package's destination in this session
 
 	mu     sync.Mutex // held by Eval, Reset, Vars
 	in     *interp.Interpreter
@@ -96,6 +113,7 @@ type Session struct {
 	decls       map[string]string // "type T", "method T.M" -> declaration text (redecl.go)
 	packages    map[string]string // package name -> import path, for every symbol table (unambiguous names)
 	memberTable map[string][]string
+	notices     string // what the prelude wrote on stderr (PreludeNotices)
 }
 
 // Result is what an evaluation shows.
@@ -125,11 +143,30 @@ func New(opts Options) (*Session, error) {
 		opts.InterruptGrace = 3 * time.Second
 	}
 	s := &Session{opts: opts, trace: &traceWriter{w: opts.Stderr}}
+	s.out = display.NewOutput(opts.Display, opts.Stdout, opts.Stderr)
 	s.packages, s.memberTable = packageTables(opts.Symbols)
 	if err := s.init(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// hasSymbols reports whether the session's symbol tables include every
+// package of x.
+func (s *Session) hasSymbols(x interp.Exports) bool {
+	for k := range x {
+		found := false
+		for _, t := range s.opts.Symbols {
+			if _, ok := t[k]; ok {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // goPanic reports a panic recovered in a goroutine the interpreted code
@@ -154,6 +191,12 @@ func (s *Session) init() error {
 			return fmt.Errorf("repl: loading symbols: %w", err)
 		}
 	}
+	// The display package, when loaded, shows in this session's Output.
+	if bound := builtins.DisplaySymbols(s.out); s.hasSymbols(bound) {
+		if err := s.in.Use(bound); err != nil {
+			return fmt.Errorf("repl: loading symbols: %w", err)
+		}
+	}
 	if err := s.in.Use(interp.Exports{rtKey: {"GoPanic": reflect.ValueOf(s.goPanic), "Results": reflect.ValueOf(results), "At": reflect.ValueOf(s.atStmt)}}); err != nil {
 		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
@@ -165,12 +208,35 @@ func (s *Session) init() error {
 	if _, err := s.eval(context.Background(), "runtime", "import "+rtName+" "+strconv.Quote(rtPath)); err != nil {
 		return fmt.Errorf("repl: %w", err)
 	}
+	s.nmu.Lock()
+	s.notices = ""
+	s.nmu.Unlock()
 	if strings.TrimSpace(s.opts.Prelude) != "" {
-		if _, err := s.eval(context.Background(), "prelude", s.opts.Prelude); err != nil {
+		s.trace.record()
+		_, err := s.eval(context.Background(), "prelude", s.opts.Prelude)
+		notices := s.trace.recorded()
+		if err != nil {
 			return fmt.Errorf("repl: prelude: %w", err)
 		}
+		s.nmu.Lock()
+		s.notices = notices
+		s.nmu.Unlock()
 	}
 	return nil
+}
+
+// PreludeNotices returns what the prelude wrote on the session's stderr the
+// last time it ran (in New or Reset; it is also written to Options.Stderr
+// as it comes), or "" when it wrote nothing. builtins.Prelude writes one
+// "gnnrepl: ..." line there, through log.Writer() (os.Stderr in the
+// interpreter is the process's), when the dataset files are absent and it
+// fell back to a synthetic graph. A front end whose stderr nobody reads at
+// start-up (the Jupyter kernel's goes to the server's log) shows them with
+// the first cell.
+func (s *Session) PreludeNotices() string {
+	s.nmu.Lock()
+	defer s.nmu.Unlock()
+	return s.notices
 }
 
 // Reset discards every variable, function, type and import and starts

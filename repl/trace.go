@@ -10,12 +10,14 @@ import (
 // traceWriter is the interpreter's stderr. yaegi prints one line
 // "file:line:col: panic: func(...)" per interpreted frame a panic unwinds
 // through; while a run is in progress those lines are collected (they become
-// PanicError.Stack) instead of printed. Everything else goes through.
+// PanicError.Stack) instead of printed. Everything else goes through, and
+// is also kept while recording (the prelude's notices).
 type traceWriter struct {
 	w      io.Writer
 	mu     sync.Mutex
 	on     bool
 	frames []string
+	rec    *strings.Builder // non-nil while recording
 }
 
 var traceLine = regexp.MustCompile(`^(\S.*:\d+:\d+): panic: (.*)\n?$`)
@@ -29,8 +31,30 @@ func (t *traceWriter) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 	}
+	if t.rec != nil {
+		t.rec.Write(p)
+	}
 	t.mu.Unlock()
 	return t.w.Write(p)
+}
+
+// record starts keeping what goes through.
+func (t *traceWriter) record() {
+	t.mu.Lock()
+	t.rec = &strings.Builder{}
+	t.mu.Unlock()
+}
+
+// recorded stops recording and returns what went through since record.
+func (t *traceWriter) recorded() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.rec == nil {
+		return ""
+	}
+	s := t.rec.String()
+	t.rec = nil
+	return s
 }
 
 func (t *traceWriter) begin() {

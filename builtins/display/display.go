@@ -9,7 +9,6 @@ import (
 	"html"
 	"image"
 	"image/png"
-	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -25,8 +24,8 @@ import (
 var ErrArgument = errors.New("display: invalid argument")
 
 // Publisher sends MIME bundles to a front end. The Jupyter kernel
-// implements it over a cell's display_data, update_display_data and
-// clear_output messages.
+// implements it over the running cell's display_data, update_display_data
+// and clear_output messages.
 type Publisher interface {
 	// Display publishes bundle (MIME type -> data; binary data such as
 	// image/png is base64-encoded text, application/json is a JSON value).
@@ -38,148 +37,63 @@ type Publisher interface {
 	ClearOutput(wait bool)
 }
 
-// CellIO is the part of the kernel's per-cell connection (kernel.ExecIO)
-// that FromCellIO adapts to a Publisher.
-type CellIO interface {
-	Display(data, metadata map[string]any, displayID string, update bool) error
-	ClearOutput(wait bool)
+// Pinner is implemented by a Publisher whose destination changes, such as
+// the Jupyter kernel's, which sends to the running cell: Pin returns a
+// Publisher that keeps sending where this one sends now. A Handle pins its
+// Output's publisher when it first shows, so that its updates replace its
+// own output even after another cell has started.
+type Pinner interface {
+	Pin() Publisher
 }
 
-// FromCellIO returns a Publisher that sends through c with no metadata, so
-// that a kernel can call display.SetPublisher(display.FromCellIO(cio)) at
-// the start of each cell. A nil c gives nil (terminal mode).
-func FromCellIO(c CellIO) Publisher {
-	if c == nil {
-		return nil
-	}
-	return cellPublisher{c}
-}
-
-type cellPublisher struct{ c CellIO }
-
-func (p cellPublisher) Display(b map[string]any, id string, update bool) error {
-	return p.c.Display(b, nil, id, update)
-}
-func (p cellPublisher) ClearOutput(wait bool) { p.c.ClearOutput(wait) }
-
-var (
-	pubMu     sync.RWMutex
-	publisher Publisher
-	termOut   io.Writer // nil means os.Stdout
-	termErr   io.Writer // nil means os.Stderr
-)
-
-// SetPublisher makes p the destination of all display output from now on;
-// nil selects terminal mode. It is safe for concurrent use.
-func SetPublisher(p Publisher) {
-	pubMu.Lock()
-	publisher = p
-	pubMu.Unlock()
-}
-
-// CurrentPublisher returns the publisher set by SetPublisher, or nil in
-// terminal mode.
-func CurrentPublisher() Publisher {
-	pubMu.RLock()
-	defer pubMu.RUnlock()
-	return publisher
-}
-
-// InNotebook reports whether a publisher is set (output goes to a notebook
-// front end rather than the terminal).
-func InNotebook() bool { return CurrentPublisher() != nil }
-
-// SetTerminalOutput chooses where terminal mode writes: bundles' text/plain
-// to stdout, progress bars and publisher errors to stderr. nil means
-// os.Stdout and os.Stderr (the default).
-func SetTerminalOutput(stdout, stderr io.Writer) {
-	pubMu.Lock()
-	termOut, termErr = stdout, stderr
-	pubMu.Unlock()
-}
-
-func terminal() (stdout, stderr io.Writer) {
-	pubMu.RLock()
-	defer pubMu.RUnlock()
-	stdout, stderr = termOut, termErr
-	if stdout == nil {
-		stdout = os.Stdout
-	}
-	if stderr == nil {
-		stderr = os.Stderr
-	}
-	return stdout, stderr
-}
-
-// send publishes bundle through p, or prints its text/plain in terminal
-// mode. Publisher errors are reported on the terminal's stderr.
-func send(p Publisher, bundle map[string]any, id string, update bool) {
-	if p == nil {
-		out, _ := terminal()
-		if s, ok := bundle["text/plain"].(string); ok && s != "" {
-			if !strings.HasSuffix(s, "\n") {
-				s += "\n"
-			}
-			io.WriteString(out, s)
-		}
-		return
-	}
-	if err := p.Display(bundle, id, update); err != nil {
-		_, e := terminal()
-		fmt.Fprintf(e, "display: %v\n", err)
-	}
-}
+// The package-level functions below that show output (Publish, HTML, Show,
+// Update, NewHandle, NewProgress, ...) are those of the terminal Output.
+// A session binds the same names to its own Output (see Output), so in a
+// cell they show in that session's front end.
 
 // Publish shows a MIME bundle as is (IPython's publish_display_data). Add a
 // "text/plain" entry for the terminal and for front ends that cannot render
 // the others.
-func Publish(bundle map[string]any) { send(CurrentPublisher(), bundle, "", false) }
+func Publish(bundle map[string]any) { terminal.Publish(bundle) }
 
 // HTML shows s as text/html, with s stripped of tags as the text/plain
 // fallback.
-func HTML(s string) { Publish(HTMLBundle(s)) }
+func HTML(s string) { terminal.HTML(s) }
 
 // Markdown shows s as text/markdown (the source is the text/plain fallback).
-func Markdown(s string) { Publish(map[string]any{"text/markdown": s, "text/plain": s}) }
+func Markdown(s string) { terminal.Markdown(s) }
 
 // SVG shows an SVG document as image/svg+xml.
-func SVG(s string) { Publish(SVGBundle(s)) }
+func SVG(s string) { terminal.SVG(s) }
 
 // PNG shows PNG-encoded image data as image/png (base64 in the bundle). In
 // the terminal only a one-line note with the image size is printed.
-func PNG(b []byte) { Publish(PNGBundle(b)) }
+func PNG(b []byte) { terminal.PNG(b) }
 
 // JSON shows v, marshalled with encoding/json, as application/json (an
 // interactive tree in JupyterLab), with the indented JSON as text/plain. A
 // value that cannot be marshalled is shown as the marshalling error.
-func JSON(v any) { Publish(JSONBundle(v)) }
+func JSON(v any) { terminal.JSON(v) }
 
 // Show shows v with its richest representation (see Bundle).
-func Show(v any) { Publish(Bundle(v)) }
+func Show(v any) { terminal.Show(v) }
 
 // Clear clears the cell's output now (clear_output with wait=false). In the
 // terminal it does nothing.
-func Clear() { clear(false) }
+func Clear() { terminal.Clear() }
 
 // ClearWait clears the cell's output when the next output arrives
 // (clear_output with wait=true), for flicker-free redraws.
-func ClearWait() { clear(true) }
-
-func clear(wait bool) {
-	if p := CurrentPublisher(); p != nil {
-		p.ClearOutput(wait)
-	}
-}
+func ClearWait() { terminal.ClearWait() }
 
 // Update replaces the output displayed with displayID (see Handle.ID) by
 // v's bundle (update_display_data). In the terminal v's text is printed
 // again. It panics with ErrArgument for an empty id.
-func Update(displayID string, v any) {
-	if displayID == "" {
-		panic(fmt.Errorf("%w: display.Update: empty display id", ErrArgument))
-	}
-	send(CurrentPublisher(), Bundle(v), displayID, true)
-}
+func Update(displayID string, v any) { terminal.Update(displayID, v) }
+
+// InNotebook reports whether output goes to a notebook front end rather
+// than the terminal.
+func InNotebook() bool { return terminal.InNotebook() }
 
 // HTMLBundle is the bundle HTML shows.
 func HTMLBundle(s string) map[string]any {
@@ -317,11 +231,12 @@ func htmlText(s string) string {
 // Handle is one output that can be replaced in place: the first call of
 // any of its showing methods displays with a transient display_id, later
 // calls send update_display_data for it (IPython's DisplayHandle). A Handle
-// keeps the publisher that was current when it first showed, so a
-// goroutine updating it after its cell ended still updates the right
-// output. It is safe for concurrent use.
+// shows in the Output that made it, and pins that Output's publisher when
+// it first shows (see Pinner), so a goroutine updating it after its cell
+// ended still updates the right output. It is safe for concurrent use.
 type Handle struct {
 	id    string
+	out   *Output // nil: the terminal Output
 	mu    sync.Mutex
 	pub   Publisher
 	shown bool
@@ -334,35 +249,40 @@ var handleSeq atomic.Int64
 var processTag = fmt.Sprintf("%d-%x", os.Getpid(), time.Now().UnixNano()&0xffffffff)
 
 // NewHandle returns a Handle with a fresh display id; nothing is shown yet.
-func NewHandle() *Handle {
-	return &Handle{id: fmt.Sprintf("gnnrepl-%s-%d", processTag, handleSeq.Add(1))}
-}
+func NewHandle() *Handle { return terminal.NewHandle() }
 
 // ID returns the handle's display id.
 func (h *Handle) ID() string { return h.id }
+
+func (h *Handle) output() *Output {
+	if h.out == nil {
+		return terminal
+	}
+	return h.out
+}
 
 // Publish displays bundle, or replaces the handle's earlier output by it.
 func (h *Handle) Publish(bundle map[string]any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.shown {
-		h.pub = CurrentPublisher()
+		h.pub = h.output().pin()
 		h.shown = true
-		send(h.pub, bundle, h.id, false)
+		h.output().send(h.pub, bundle, h.id, false)
 		return
 	}
-	send(h.pub, bundle, h.id, true)
+	h.output().send(h.pub, bundle, h.id, true)
 }
 
-// target is the publisher the handle sends to: the one it first showed
-// with, or the current one before that.
+// target is the publisher the handle sends to: the one it pinned when it
+// first showed, or its Output's before that.
 func (h *Handle) target() Publisher {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.shown {
 		return h.pub
 	}
-	return CurrentPublisher()
+	return h.output().pub
 }
 
 // Show displays v (see Bundle) in the handle's output.

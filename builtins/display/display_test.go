@@ -45,23 +45,16 @@ func (f *fakePublisher) ClearOutput(wait bool) {
 	f.calls = append(f.calls, call{clear: true, wait: wait})
 }
 
-// notebook installs a fake publisher for the test.
-func notebook(t *testing.T) *fakePublisher {
-	t.Helper()
+// notebook returns an Output publishing to a fake publisher.
+func notebook() (*Output, *fakePublisher) {
 	f := &fakePublisher{}
-	SetPublisher(f)
-	t.Cleanup(func() { SetPublisher(nil) })
-	return f
+	return NewOutput(f, nil, nil), f
 }
 
-// term captures terminal mode's output for the test.
-func term(t *testing.T) (stdout, stderr *bytes.Buffer) {
-	t.Helper()
+// term returns a terminal-mode Output writing to two buffers.
+func term() (o *Output, stdout, stderr *bytes.Buffer) {
 	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	SetPublisher(nil)
-	SetTerminalOutput(stdout, stderr)
-	t.Cleanup(func() { SetTerminalOutput(nil, nil) })
-	return stdout, stderr
+	return NewOutput(nil, stdout, stderr), stdout, stderr
 }
 
 func tinyGraph(t *testing.T) *graph.Graph {
@@ -91,15 +84,15 @@ func pngBytes(t *testing.T, w, h int) []byte {
 }
 
 func TestNotebookBundles(t *testing.T) {
-	f := notebook(t)
-	HTML("<b>bold</b> &amp; more")
-	Markdown("# title")
-	SVG("<svg></svg>")
+	o, f := notebook()
+	o.HTML("<b>bold</b> &amp; more")
+	o.Markdown("# title")
+	o.SVG("<svg></svg>")
 	p := pngBytes(t, 3, 2)
-	PNG(p)
-	JSON(map[string]int{"a": 1})
-	Clear()
-	ClearWait()
+	o.PNG(p)
+	o.JSON(map[string]int{"a": 1})
+	o.Clear()
+	o.ClearWait()
 	if len(f.calls) != 7 {
 		t.Fatalf("got %d calls, want 7", len(f.calls))
 	}
@@ -146,13 +139,13 @@ type panicky struct{}
 func (panicky) HTML() string { panic("boom") }
 
 func TestShow(t *testing.T) {
-	f := notebook(t)
-	Show(htmlThing{})
-	Show(42)
-	Show(nil)
-	Show(panicky{})
-	Show(tinyGraph(t))
-	Show(tensor.Arange(3))
+	o, f := notebook()
+	o.Show(htmlThing{})
+	o.Show(42)
+	o.Show(nil)
+	o.Show(panicky{})
+	o.Show(tinyGraph(t))
+	o.Show(tensor.Arange(3))
 	b := f.calls[0].bundle
 	if b["text/html"] != "<i>x</i>" || b["text/markdown"] != "*x*" || b["text/plain"] != "thing" || b["image/png"] != "AQI=" {
 		t.Errorf("self-rendering value: %v", b)
@@ -175,11 +168,11 @@ func TestShow(t *testing.T) {
 }
 
 func TestHandleUpdates(t *testing.T) {
-	f := notebook(t)
-	h := NewHandle()
+	o, f := notebook()
+	h := o.NewHandle()
 	h.HTML("a")
 	h.Markdown("b")
-	Update(h.ID(), 3)
+	o.Update(h.ID(), 3)
 	if len(f.calls) != 3 {
 		t.Fatalf("%d calls", len(f.calls))
 	}
@@ -191,15 +184,24 @@ func TestHandleUpdates(t *testing.T) {
 			t.Errorf("update %+v", c)
 		}
 	}
-	if NewHandle().ID() == h.ID() {
+	if o.NewHandle().ID() == h.ID() || NewHandle().ID() == h.ID() {
 		t.Error("display ids repeat")
 	}
-	// A handle keeps the publisher it first showed with.
+	// A handle keeps the destination its publisher had when it first
+	// showed (Pinner).
+	sw := &switching{cur: f}
+	o = NewOutput(sw, nil, nil)
+	h = o.NewHandle()
+	h.HTML("a")
 	g := &fakePublisher{}
-	SetPublisher(g)
+	sw.cur = g
 	h.SVG("<svg/>")
-	if len(g.calls) != 0 || len(f.calls) != 4 {
-		t.Errorf("update went to the new publisher")
+	if len(g.calls) != 0 || len(f.calls) != 5 || !f.calls[4].update {
+		t.Errorf("update went to the new destination: %d %d calls", len(f.calls), len(g.calls))
+	}
+	o.HTML("b")
+	if len(g.calls) != 1 {
+		t.Errorf("output after the switch did not go to the new destination")
 	}
 }
 
@@ -209,16 +211,16 @@ func TestUpdateEmptyIDPanics(t *testing.T) {
 			t.Errorf("recovered %v, want ErrArgument", err)
 		}
 	}()
-	Update("", 1)
+	NewOutput(&fakePublisher{}, nil, nil).Update("", 1)
 }
 
 func TestTerminalMode(t *testing.T) {
-	out, errw := term(t)
-	HTML("<table><tr><td>a</td><td>b</td></tr></table>")
-	PNG(pngBytes(t, 5, 4))
-	Show(7)
-	Clear()
-	h := NewHandle()
+	o, out, errw := term()
+	o.HTML("<table><tr><td>a</td><td>b</td></tr></table>")
+	o.PNG(pngBytes(t, 5, 4))
+	o.Show(7)
+	o.Clear()
+	h := o.NewHandle()
 	h.Show("first")
 	h.Show("second")
 	want := "a\tb\n[PNG image 5x4, "
@@ -234,41 +236,32 @@ func TestTerminalMode(t *testing.T) {
 }
 
 func TestPublisherErrorGoesToStderr(t *testing.T) {
-	_, errw := term(t)
-	f := notebook(t)
-	f.err = errors.New("connection closed")
-	HTML("x")
+	f := &fakePublisher{err: errors.New("connection closed")}
+	var errw bytes.Buffer
+	NewOutput(f, nil, &errw).HTML("x")
 	if !strings.Contains(errw.String(), "display: connection closed") {
 		t.Errorf("stderr %q", errw.String())
 	}
 }
 
-type fakeCellIO struct {
-	data, meta map[string]any
-	id         string
-	update     bool
-	cleared    bool
-}
+// switching is a Publisher that sends to cur, which the test changes (a
+// kernel's follows the running cell).
+type switching struct{ cur *fakePublisher }
 
-func (c *fakeCellIO) Display(d, m map[string]any, id string, update bool) error {
-	c.data, c.meta, c.id, c.update = d, m, id, update
-	return nil
+func (s *switching) Display(b map[string]any, id string, update bool) error {
+	return s.cur.Display(b, id, update)
 }
-func (c *fakeCellIO) ClearOutput(wait bool) { c.cleared = true }
+func (s *switching) ClearOutput(wait bool) { s.cur.ClearOutput(wait) }
+func (s *switching) Pin() Publisher        { return s.cur }
 
-func TestFromCellIO(t *testing.T) {
-	c := &fakeCellIO{}
-	SetPublisher(FromCellIO(c))
-	defer SetPublisher(nil)
-	h := NewHandle()
-	h.Show(1)
-	h.Show(2)
-	Clear()
-	if c.data["text/plain"] != "2" || c.id != h.ID() || !c.update || c.meta != nil || !c.cleared {
-		t.Errorf("cell io got %+v", c)
+// TestPackageFunctionsAreTerminal: the package-level functions write to the
+// process's terminal (a session binds their names to its own Output).
+func TestPackageFunctionsAreTerminal(t *testing.T) {
+	if InNotebook() {
+		t.Error("InNotebook() outside a session")
 	}
-	if FromCellIO(nil) != nil {
-		t.Error("FromCellIO(nil) is not nil")
+	if h := NewHandle(); h.output() != terminal || h.target() != nil {
+		t.Error("a package-level handle has a publisher")
 	}
 }
 
@@ -357,8 +350,8 @@ func TestDegreeHistogram(t *testing.T) {
 }
 
 func TestLossCurve(t *testing.T) {
-	f := notebook(t)
-	c := NewLossCurve("GraphSAGE")
+	o, f := notebook()
+	c := o.NewLossCurve("GraphSAGE")
 	for i := 0; i < 3; i++ {
 		c.Add("loss", 1/float64(i+1))
 		c.Add("val_acc", 0.5+0.1*float64(i))
@@ -383,8 +376,8 @@ func TestLossCurve(t *testing.T) {
 		t.Errorf("Len %d", c.Len())
 	}
 
-	out, _ := term(t)
-	c = NewLossCurve("x")
+	o, out, _ := term()
+	c = o.NewLossCurve("x")
 	c.Add("loss", 2)
 	c.Show()
 	c.Add("loss", 1)
@@ -400,9 +393,9 @@ type fakeClock struct{ t time.Time }
 func (c *fakeClock) now() time.Time { return c.t }
 
 func TestProgressNotebookThrottles(t *testing.T) {
-	f := notebook(t)
+	o, f := notebook()
 	clk := &fakeClock{t: time.Unix(1000, 0)}
-	p := NewProgress(100, "epoch 1")
+	p := o.NewProgress(100, "epoch 1")
 	p.now = clk.now
 	p.start = clk.t
 	p.last = clk.t
@@ -440,8 +433,8 @@ func TestProgressNotebookThrottles(t *testing.T) {
 }
 
 func TestProgressTerminal(t *testing.T) {
-	out, errw := term(t)
-	p := NewProgress(10, "train")
+	o, out, errw := term()
+	p := o.NewProgress(10, "train")
 	for i := 0; i < 10; i++ {
 		p.Add(1)
 	}
@@ -454,7 +447,7 @@ func TestProgressTerminal(t *testing.T) {
 	}
 	// Stopped early: Finish keeps the position.
 	errw.Reset()
-	p = NewProgress(10, "stopped")
+	p = o.NewProgress(10, "stopped")
 	p.Set(4)
 	p.Finish()
 	if !strings.Contains(errw.String(), "stopped") {

@@ -2,13 +2,18 @@
 // PNG and SVG images, JSON, tables for graphs and tensors, plots drawn with
 // gonum.org/v1/plot (loss curves, degree histograms) and progress bars.
 //
-// In a Jupyter notebook the kernel installs a Publisher for each cell with
-// SetPublisher; every function here then sends a display_data message (a
-// MIME bundle, as IPython.display does), and Handles replace an earlier
-// output in place with update_display_data. In the terminal shell no
-// publisher is set: the text/plain part of each bundle is printed on
-// standard output (for images that is a one-line note), and progress bars
-// are drawn on standard error with github.com/schollz/progressbar.
+// Each session has its own Output, made from the session's options, and
+// the functions that show output (Publish, HTML, Show, NewHandle,
+// NewProgress, ...) called in its cells use it. In a Jupyter notebook the
+// kernel gives the session a Publisher that sends to the running cell:
+// every function here then sends a display_data message (a MIME bundle, as
+// IPython.display does), and Handles replace an earlier output in place
+// with update_display_data. In the terminal shell there is no publisher:
+// the text/plain part of each bundle is printed on the session's standard
+// output (for images that is a one-line note), and progress bars are drawn
+// on its standard error with github.com/schollz/progressbar. Compiled code
+// calling these functions outside a session prints to os.Stdout and
+// os.Stderr the same way.
 //
 //	display.Show(g)                         // graph summary table
 //	display.HTML("<b>bold</b>")

@@ -129,8 +129,12 @@ type LossCurve struct {
 }
 
 // NewLossCurve returns an empty LossCurve with the given title.
-func NewLossCurve(title string) *LossCurve {
-	return &LossCurve{Title: title, XLabel: "epoch", YLabel: "value", series: map[string][]float64{}, h: NewHandle()}
+func NewLossCurve(title string) *LossCurve { return terminal.NewLossCurve(title) }
+
+// NewLossCurve returns an empty LossCurve that shows in o (see the
+// package-level NewLossCurve).
+func (o *Output) NewLossCurve(title string) *LossCurve {
+	return &LossCurve{Title: title, XLabel: "epoch", YLabel: "value", series: map[string][]float64{}, h: o.NewHandle()}
 }
 
 // Add appends v to the series called name, creating it on first use.

@@ -3,6 +3,7 @@ package display
 import (
 	"fmt"
 	"html"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -34,8 +35,9 @@ type Progress struct {
 	last     time.Time // of the last notebook redraw
 	finished bool
 
-	h   *Handle                  // notebook mode
-	bar *progressbar.ProgressBar // terminal mode
+	h    *Handle                  // notebook mode
+	bar  *progressbar.ProgressBar // terminal mode
+	errw io.Writer                // terminal mode: where bar draws
 
 	now func() time.Time // time.Now; tests replace it
 }
@@ -43,17 +45,24 @@ type Progress struct {
 // NewProgress returns a progress bar over total steps labelled description
 // and draws it at 0. It panics with ErrArgument when total is negative.
 func NewProgress(total int, description string) *Progress {
+	return terminal.NewProgress(total, description)
+}
+
+// NewProgress returns a progress bar drawn in o (see the package-level
+// NewProgress).
+func (o *Output) NewProgress(total int, description string) *Progress {
 	if total < 0 {
 		panic(fmt.Errorf("%w: display.NewProgress: negative total %d", ErrArgument, total))
 	}
 	p := &Progress{total: total, desc: description, now: time.Now}
 	p.start = p.now()
-	if CurrentPublisher() != nil {
-		p.h = NewHandle()
+	if o.InNotebook() {
+		p.h = o.NewHandle()
 		p.draw(true)
 		return p
 	}
-	_, errw := terminal()
+	_, errw := o.writers()
+	p.errw = errw
 	p.bar = progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(errw),
 		progressbar.OptionSetDescription(description),
@@ -143,8 +152,7 @@ func (p *Progress) Finish() {
 			_ = p.bar.Finish()
 		} else {
 			_ = p.bar.Exit()
-			_, errw := terminal()
-			fmt.Fprintln(errw)
+			fmt.Fprintln(p.errw)
 		}
 		p.finished = true
 		return

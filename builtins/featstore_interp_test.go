@@ -1,4 +1,4 @@
-package featstore_test
+package builtins_test
 
 import (
 	"fmt"
@@ -9,12 +9,13 @@ import (
 	"github.com/traefik/yaegi/interp"
 )
 
-// TestInterpreted runs the feature store as a session user types it, in
-// the yaegi interpreter with the generated symbol tables: an int8 store
-// and a hot cache feeding a DataLoader, a recovered ErrIndex panic, SIGN
-// features, and a Store written in interpreted Go behind a compiled
-// HotCache.
-func TestInterpreted(t *testing.T) {
+// TestFeatstoreInterpreted runs the feature store as a session user types
+// it, in the yaegi interpreter with the generated symbol tables: an int8
+// store and a hot cache feeding a DataLoader, a recovered ErrIndex panic,
+// SIGN features, and a Store written in interpreted Go behind a compiled
+// HotCache. (It lives in builtins, not featstore, so that no engine
+// package imports builtins, tests included.)
+func TestFeatstoreInterpreted(t *testing.T) {
 	i := interp.New(interp.Options{})
 	if err := i.Use(builtins.Symbols); err != nil {
 		t.Fatal(err)
