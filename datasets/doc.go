@@ -24,26 +24,39 @@
 // here calls log.Fatal or os.Exit.
 package datasets
 
-import "errors"
+import (
+	"strings"
+
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
+)
 
 var (
 	// ErrMissing is wrapped by the error returned when a data file is absent
 	// and could not be downloaded.
-	ErrMissing = errors.New("datasets: data file missing")
+	ErrMissing = engerr.NewKind("datasets: data file missing", nil)
 
 	// ErrChecksum is wrapped by the error returned when a data file (on disk
 	// or downloaded) does not have its pinned size and sha256.
-	ErrChecksum = errors.New("datasets: checksum mismatch")
+	ErrChecksum = engerr.NewKind("datasets: checksum mismatch", nil)
 
 	// ErrFormat is wrapped by the error returned when a data file does not
 	// have the structure its format documents.
-	ErrFormat = errors.New("datasets: unexpected file structure")
+	ErrFormat = engerr.NewKind("datasets: unexpected file structure", nil)
 
-	// ErrShape is the panic value (wrapped) when slice lengths and the given
-	// dimensions disagree.
-	ErrShape = errors.New("datasets: shape mismatch")
+	// ErrShape is the kind of the panic when slice lengths and the given
+	// dimensions disagree. It is tensor.ErrShape, the engine's shared
+	// sentinel.
+	ErrShape = engerr.ErrShape
 
 	// ErrArgument is wrapped by the error returned for an invalid argument
-	// such as an unknown dataset name.
-	ErrArgument = errors.New("datasets: invalid argument")
+	// such as an unknown dataset name or a negative split size. It is
+	// tensor.ErrArgument, the engine's shared sentinel.
+	ErrArgument = engerr.ErrArgument
 )
+
+// errorf returns a *tensor.Error (the engine's error type) of the given
+// kind raised by op ("RMAT", or "datasets.RMAT" as the function's other
+// errors print it; "" for none): Error() reads "datasets.RMAT: ...".
+func errorf(kind error, op, format string, args ...any) error {
+	return engerr.New(kind, "datasets", strings.TrimPrefix(op, "datasets."), format, args...)
+}

@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -92,7 +91,7 @@ func PlanetoidFiles(name string) ([]FileSpec, error) {
 func planetoidName(name string) (string, error) {
 	l := strings.ToLower(name)
 	if _, ok := planetoidPinned[l]; !ok {
-		return "", fmt.Errorf("%w: unknown Planetoid dataset %q (want one of cora, citeseer, pubmed)", ErrArgument, name)
+		return "", errorf(ErrArgument, "", "unknown Planetoid dataset %q (want one of cora, citeseer, pubmed)", name)
 	}
 	return l, nil
 }
