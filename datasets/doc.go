@@ -16,12 +16,17 @@
 // checksum before they are parsed, so a corrupt or truncated file is reported
 // by name and never half-loaded.
 //
-// Error policy: misuse by the caller (for example a features slice whose
-// length is not n*f) panics with an error wrapping ErrShape. An unknown
-// dataset name is an error wrapping ErrArgument. I/O, network and data-format
-// problems return wrapped errors that name the file and wrap ErrMissing,
-// ErrChecksum or ErrFormat, so callers can test them with errors.Is. Nothing
-// here calls log.Fatal or os.Exit.
+// Error policy (the engine's, see package tensor): misuse of a function
+// without an error result (a features slice whose length is not n*f for
+// RowNormalize, a non-positive scale for ProductsLike) panics with a
+// *tensor.Error, the engine's one type, of kind ErrShape or ErrArgument. A
+// function with an error result reports bad arguments through it: an
+// unknown dataset name, an invalid generator option or split size is an
+// error wrapping ErrArgument. ErrShape and ErrArgument are tensor's
+// sentinels themselves. I/O, network and data-format problems return
+// wrapped errors that name the file and wrap ErrMissing, ErrChecksum or
+// ErrFormat, so callers can test them with errors.Is. Nothing here calls
+// log.Fatal or os.Exit.
 package datasets
 
 import (

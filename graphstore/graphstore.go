@@ -28,9 +28,12 @@
 // optionally "csr/indptr", "csr/indices", "csr/eids", and "ndata/NAME",
 // "edata/NAME" for every node and edge data tensor.
 //
-// Error policy: every function returns errors (never panics on a bad
-// file); they name the file and what is wrong (bad magic, unsupported
-// version, truncated, a section out of bounds, an inconsistent graph).
+// Error policy (the engine's, see package tensor: a function with an error
+// result reports bad input through it): every function returns errors
+// (never panics on a bad file); they name the file and what is wrong (bad
+// magic, unsupported version, truncated, a section out of bounds, an
+// inconsistent graph: ErrFormat). Save of a heterogeneous graph wraps
+// graph.ErrHetero, of a tensor on a GPU tensor.ErrDevice.
 package graphstore
 
 import (

@@ -33,10 +33,12 @@
 // The hook costs an op one atomic load when no profiler runs, and about a
 // microsecond per op while one runs (BenchmarkProfiledOp).
 //
-// Error policy: misuse (Start while a profile runs, Stop with none running,
-// an unknown sort column) panics with a *profile.Error wrapping ErrState or
-// ErrArgument; the front ends recover it. File errors from WriteChromeTrace
-// are returned, wrapped with the path.
+// Error policy (the engine's, see package tensor): misuse in a function
+// without an error result (Start while a profile runs, Stop with none
+// running, an unknown sort column) panics with a *profile.Error (the
+// engine's one type, tensor.Error) wrapping ErrState or ErrArgument (which
+// is tensor.ErrArgument); the front ends recover it. File errors from
+// WriteChromeTrace are returned, wrapped with the path.
 package profile
 
 import (
