@@ -23,9 +23,10 @@ const (
 // Error is the engine's error type, tensor.Error (the same type): graph
 // methods panic with it on misuse, and constructors return it for bad
 // input. Its Pkg is "graph"; Error() reads "graph: no node data named ..."
-// or "graph.New: ...". Its Kind is ErrArgument (an unknown data name, node
-// or edge type, reducer), ErrShape (lengths that disagree), ErrIndex (an id
-// out of range), ErrDType or ErrHetero.
+// or "graph.New: ...". Its Kind is tensor.ErrArgument (an unknown data
+// name, node or edge type, reducer), tensor.ErrShape (lengths that
+// disagree), tensor.ErrIndex (an id out of range), tensor.ErrDType or
+// ErrHetero.
 type Error = engerr.Error
 
 // panicf panics with an *Error of the given kind; the message names the
