@@ -18,22 +18,19 @@
 //
 // Error policy (the engine's, see package tensor): misuse of a function
 // without an error result (a features slice whose length is not n*f for
-// RowNormalize, a non-positive scale for ProductsLike) panics with a
-// *tensor.Error, the engine's one type, of kind ErrShape or ErrArgument. A
-// function with an error result reports bad arguments through it: an
-// unknown dataset name, an invalid generator option or split size is an
-// error wrapping ErrArgument. ErrShape and ErrArgument are tensor's
-// sentinels themselves. I/O, network and data-format problems return
-// wrapped errors that name the file and wrap ErrMissing, ErrChecksum or
-// ErrFormat, so callers can test them with errors.Is. Nothing here calls
-// log.Fatal or os.Exit.
+// RowNormalize, a non-positive scale for ProductsLike) panics with an
+// error wrapping ErrShape or ErrArgument. A function with an error result
+// reports bad arguments through it: an unknown dataset name, an invalid
+// generator option or split size is an error wrapping ErrArgument.
+// ErrShape and ErrArgument are kinds of tensor's sentinels, so errors.Is
+// with tensor.ErrShape or tensor.ErrArgument holds for them, and
+// tensor.Catch converts those panics. I/O, network and data-format
+// problems return wrapped errors that name the file and wrap ErrMissing,
+// ErrChecksum or ErrFormat, so callers can test them with errors.Is.
+// Nothing here calls log.Fatal or os.Exit.
 package datasets
 
-import (
-	"strings"
-
-	"github.com/gnnrepl/gnnrepl/internal/engerr"
-)
+import "github.com/gnnrepl/gnnrepl/internal/engerr"
 
 var (
 	// ErrMissing is wrapped by the error returned when a data file is absent
@@ -48,20 +45,15 @@ var (
 	// have the structure its format documents.
 	ErrFormat = engerr.NewKind("datasets: unexpected file structure", nil)
 
-	// ErrShape is the kind of the panic when slice lengths and the given
-	// dimensions disagree. It is tensor.ErrShape, the engine's shared
-	// sentinel.
-	ErrShape = engerr.ErrShape
+	// ErrShape is the panic value (wrapped) when slice lengths and the given
+	// dimensions disagree. It is a kind of tensor.ErrShape: errors.Is(err,
+	// tensor.ErrShape) holds too.
+	ErrShape = engerr.NewKind("datasets: shape mismatch", engerr.ErrShape)
 
 	// ErrArgument is wrapped by the error returned for an invalid argument
-	// such as an unknown dataset name or a negative split size. It is
-	// tensor.ErrArgument, the engine's shared sentinel.
-	ErrArgument = engerr.ErrArgument
+	// such as an unknown dataset name. It is a kind of tensor.ErrArgument:
+	// errors.Is(err, tensor.ErrArgument) holds too. (It is not that value
+	// itself, as sampling's and featstore's are, because its text is part
+	// of datasets' messages: "datasets: invalid argument: unknown ...".)
+	ErrArgument = engerr.NewKind("datasets: invalid argument", engerr.ErrArgument)
 )
-
-// errorf returns a *tensor.Error (the engine's error type) of the given
-// kind raised by op ("RMAT", or "datasets.RMAT" as the function's other
-// errors print it; "" for none): Error() reads "datasets.RMAT: ...".
-func errorf(kind error, op, format string, args ...any) error {
-	return engerr.New(kind, "datasets", strings.TrimPrefix(op, "datasets."), format, args...)
-}

@@ -1,5 +1,7 @@
 package datasets
 
+import "fmt"
+
 // RowNormalize scales each row of the (n, f) row-major float32 matrix features
 // in place so that it sums to 1: x[i, :] *= 1 / sum_j x[i, j]. Rows whose sum
 // is zero stay unchanged (all zero for non-negative features).
@@ -17,7 +19,7 @@ package datasets
 // f is negative.
 func RowNormalize(features []float32, n, f int) {
 	if n < 0 || f < 0 || len(features) != n*f {
-		panic(errorf(ErrShape, "RowNormalize", "len(features) = %d, want n*f = %d*%d", len(features), n, f))
+		panic(fmt.Errorf("%w: RowNormalize: len(features) = %d, want n*f = %d*%d", ErrShape, len(features), n, f))
 	}
 	for i := 0; i < n; i++ {
 		row := features[i*f : (i+1)*f]

@@ -98,7 +98,7 @@ func OGBNodeProp(dir string) (*Dataset, error) {
 func LoadOGBNodeProp(dir string, opts OGBOptions) (*Dataset, error) {
 	raw := filepath.Join(dir, "raw")
 	if _, err := os.Stat(filepath.Join(raw, "relations")); err == nil {
-		return nil, errorf(ErrArgument, "", "%s is a heterogeneous OGB dataset (raw/relations), which LoadOGBNodeProp does not read", dir)
+		return nil, fmt.Errorf("%w: %s is a heterogeneous OGB dataset (raw/relations), which LoadOGBNodeProp does not read", ErrArgument, dir)
 	}
 	if opts.Name == "" {
 		opts.Name = filepath.Base(filepath.Clean(dir))
@@ -278,7 +278,7 @@ func ogbSplitDir(dir, name string) (string, error) {
 		}
 	}
 	if len(dirs) != 1 {
-		return "", errorf(ErrArgument, "", "%s holds %d split folders %v; name one in OGBOptions.Split", base, len(dirs), dirs)
+		return "", fmt.Errorf("%w: %s holds %d split folders %v; name one in OGBOptions.Split", ErrArgument, base, len(dirs), dirs)
 	}
 	return filepath.Join(base, dirs[0]), nil
 }

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -91,7 +92,7 @@ func PlanetoidFiles(name string) ([]FileSpec, error) {
 func planetoidName(name string) (string, error) {
 	l := strings.ToLower(name)
 	if _, ok := planetoidPinned[l]; !ok {
-		return "", errorf(ErrArgument, "", "unknown Planetoid dataset %q (want one of cora, citeseer, pubmed)", name)
+		return "", fmt.Errorf("%w: unknown Planetoid dataset %q (want one of cora, citeseer, pubmed)", ErrArgument, name)
 	}
 	return l, nil
 }

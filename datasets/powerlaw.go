@@ -56,7 +56,7 @@ type PowerLawOptions struct {
 // naming scale unless scale is positive and finite.
 func ProductsLike(scale float64, seed uint64) PowerLawOptions {
 	if !(scale > 0) || math.IsInf(scale, 1) {
-		panic(errorf(ErrArgument, "ProductsLike", "scale must be a positive number (1 for ogbn-products' size), got %g", scale))
+		panic(fmt.Errorf("datasets.ProductsLike: scale must be a positive number (1 for ogbn-products' size), got %g: %w", scale, ErrArgument))
 	}
 	return PowerLawOptions{
 		NumNodes:    max(int(2_449_029*scale), 47),
@@ -81,23 +81,23 @@ func PowerLaw(o PowerLawOptions) (*Dataset, error) {
 	const op = "datasets.PowerLaw"
 	switch {
 	case o.NumNodes <= 0:
-		return nil, errorf(ErrArgument, op, "NumNodes must be positive, got %d", o.NumNodes)
+		return nil, fmt.Errorf("%s: NumNodes must be positive, got %d: %w", op, o.NumNodes, ErrArgument)
 	case o.NumClasses <= 0:
-		return nil, errorf(ErrArgument, op, "NumClasses must be positive, got %d", o.NumClasses)
+		return nil, fmt.Errorf("%s: NumClasses must be positive, got %d: %w", op, o.NumClasses, ErrArgument)
 	case o.NumFeatures <= 0:
-		return nil, errorf(ErrArgument, op, "NumFeatures must be positive, got %d", o.NumFeatures)
+		return nil, fmt.Errorf("%s: NumFeatures must be positive, got %d: %w", op, o.NumFeatures, ErrArgument)
 	case o.NumEdges < 0:
-		return nil, errorf(ErrArgument, op, "NumEdges must be non-negative, got %d", o.NumEdges)
+		return nil, fmt.Errorf("%s: NumEdges must be non-negative, got %d: %w", op, o.NumEdges, ErrArgument)
 	case o.NumClasses > o.NumNodes:
-		return nil, errorf(ErrArgument, op, "%d classes for %d nodes", o.NumClasses, o.NumNodes)
+		return nil, fmt.Errorf("%s: %d classes for %d nodes: %w", op, o.NumClasses, o.NumNodes, ErrArgument)
 	case o.Homophily < 0 || o.Homophily > 1:
-		return nil, errorf(ErrArgument, op, "Homophily %g outside [0, 1]", o.Homophily)
+		return nil, fmt.Errorf("%s: Homophily %g outside [0, 1]: %w", op, o.Homophily, ErrArgument)
 	case o.DegreeExponent <= 1:
-		return nil, errorf(ErrArgument, op, "DegreeExponent %g must exceed 1", o.DegreeExponent)
+		return nil, fmt.Errorf("%s: DegreeExponent %g must exceed 1: %w", op, o.DegreeExponent, ErrArgument)
 	case o.Skew < 1:
-		return nil, errorf(ErrArgument, op, "Skew %g must be at least 1", o.Skew)
+		return nil, fmt.Errorf("%s: Skew %g must be at least 1: %w", op, o.Skew, ErrArgument)
 	case o.TrainFrac < 0 || o.ValFrac < 0 || o.TrainFrac+o.ValFrac > 1:
-		return nil, errorf(ErrArgument, op, "TrainFrac %g and ValFrac %g must be >= 0 and sum to at most 1", o.TrainFrac, o.ValFrac)
+		return nil, fmt.Errorf("%s: TrainFrac %g and ValFrac %g must be >= 0 and sum to at most 1: %w", op, o.TrainFrac, o.ValFrac, ErrArgument)
 	}
 	n, c, f := o.NumNodes, o.NumClasses, o.NumFeatures
 	// rankOf[v] and idOf[rank]: a fixed permutation.

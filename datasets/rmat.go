@@ -73,17 +73,18 @@ func RMAT(o RMATOptions) (*Dataset, error) {
 	d := 1 - o.A - o.B - o.C
 	switch {
 	case o.Scale < 1 || o.Scale > 31:
-		return nil, errorf(ErrArgument, op, "Scale %d outside [1, 31]", o.Scale)
+		return nil, fmt.Errorf("%s: Scale %d outside [1, 31]: %w", op, o.Scale, ErrArgument)
 	case o.EdgeFactor < 0:
-		return nil, errorf(ErrArgument, op, "EdgeFactor %d is negative", o.EdgeFactor)
+		return nil, fmt.Errorf("%s: EdgeFactor %d is negative: %w", op, o.EdgeFactor, ErrArgument)
 	case o.A < 0 || o.B < 0 || o.C < 0 || d < -1e-12:
-		return nil, errorf(ErrArgument, op, "A %g, B %g, C %g must be >= 0 with A+B+C <= 1", o.A, o.B, o.C)
+		return nil, fmt.Errorf("%s: A %g, B %g, C %g must be >= 0 with A+B+C <= 1: %w", op, o.A, o.B, o.C, ErrArgument)
 	case o.NumFeatures <= 0 || o.NumClasses <= 0 || o.NumClasses > 1<<o.Scale:
-		return nil, errorf(ErrArgument, op, "NumFeatures %d and NumClasses %d must be positive, with at most 2^Scale classes", o.NumFeatures, o.NumClasses)
+		return nil, fmt.Errorf("%s: NumFeatures %d and NumClasses %d must be positive, with at most 2^Scale classes: %w",
+			op, o.NumFeatures, o.NumClasses, ErrArgument)
 	case o.Homophily < 0 || o.Homophily > 1:
-		return nil, errorf(ErrArgument, op, "Homophily %g outside [0, 1]", o.Homophily)
+		return nil, fmt.Errorf("%s: Homophily %g outside [0, 1]: %w", op, o.Homophily, ErrArgument)
 	case o.TrainFrac < 0 || o.ValFrac < 0 || o.TrainFrac+o.ValFrac > 1:
-		return nil, errorf(ErrArgument, op, "TrainFrac %g and ValFrac %g must be >= 0 and sum to at most 1", o.TrainFrac, o.ValFrac)
+		return nil, fmt.Errorf("%s: TrainFrac %g and ValFrac %g must be >= 0 and sum to at most 1: %w", op, o.TrainFrac, o.ValFrac, ErrArgument)
 	}
 	n, c, f := 1<<o.Scale, o.NumClasses, o.NumFeatures
 	ne := o.EdgeFactor * n

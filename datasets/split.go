@@ -29,7 +29,8 @@ const (
 // validation and test.
 func RandomSplitIdx(labels []int64, perClass, numVal, numTest int, seed int64) (train, val, test []int64, err error) {
 	if perClass < 0 || numVal < 0 || numTest < 0 {
-		return nil, nil, nil, errorf(ErrArgument, "", "split sizes must be non-negative, got %d per class, %d val, %d test", perClass, numVal, numTest)
+		return nil, nil, nil, fmt.Errorf("%w: split sizes must be non-negative, got %d per class, %d val, %d test",
+			ErrArgument, perClass, numVal, numTest)
 	}
 	gen := tensor.NewGenerator(seed)
 	classes := 0
@@ -57,7 +58,8 @@ func RandomSplitIdx(labels []int64, perClass, numVal, numTest int, seed int64) (
 		}
 	}
 	if len(rest) < numVal+numTest {
-		return nil, nil, nil, errorf(ErrArgument, "", "%d labelled nodes remain after %d training nodes, fewer than %d validation + %d test", len(rest), len(train), numVal, numTest)
+		return nil, nil, nil, fmt.Errorf("%w: %d labelled nodes remain after %d training nodes, fewer than %d validation + %d test",
+			ErrArgument, len(rest), len(train), numVal, numTest)
 	}
 	perm := gen.Perm(len(rest))
 	for k, p := range perm[:numVal+numTest] {
@@ -78,7 +80,7 @@ func RandomSplitIdx(labels []int64, perClass, numVal, numTest int, seed int64) (
 // "train_mask", "val_mask", "test_mask". On error d is unchanged.
 func (d *Dataset) RandomSplit(perClass, numVal, numTest int, seed int64) error {
 	if !d.Graph.HasNData("label") || d.Graph.NData("label").DType() != tensor.Int64 || d.Graph.NData("label").Dim() != 1 {
-		return errorf(ErrArgument, "", "%s: RandomSplit needs node data \"label\" of shape (N) and dtype int64", d.Name)
+		return fmt.Errorf("%w: %s: RandomSplit needs node data \"label\" of shape (N) and dtype int64", ErrArgument, d.Name)
 	}
 	tr, va, te, err := RandomSplitIdx(d.Graph.NData("label").Int64s(), perClass, numVal, numTest, seed)
 	if err != nil {

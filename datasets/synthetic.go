@@ -1,6 +1,9 @@
 package datasets
 
-import "math/rand/v2"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // SyntheticOptions describes a deterministic synthetic node-classification
 // graph: a stochastic block model with one block per class, where a fraction
@@ -32,7 +35,7 @@ func SyntheticLike(name string, seed uint64) (SyntheticOptions, error) {
 	case "pubmed":
 		o.NumNodes, o.NumEdges, o.NumFeatures, o.NumClasses, o.NumTrain = 19717, 88651, 500, 3, 20
 	default:
-		return o, errorf(ErrArgument, "SyntheticLike", "unknown dataset %q (want cora, citeseer or pubmed)", name)
+		return o, fmt.Errorf("datasets.SyntheticLike: unknown dataset %q (want cora, citeseer or pubmed): %w", name, ErrArgument)
 	}
 	return o, nil
 }
@@ -41,10 +44,10 @@ func SyntheticLike(name string, seed uint64) (SyntheticOptions, error) {
 // graph on every machine. Features are row-normalised.
 func Synthetic(o SyntheticOptions) (*Dataset, error) {
 	if o.NumNodes <= 0 || o.NumClasses <= 0 || o.NumFeatures <= 0 || o.NumEdges < 0 {
-		return nil, errorf(ErrArgument, "Synthetic", "NumNodes, NumClasses and NumFeatures must be positive and NumEdges non-negative, got %+v", o)
+		return nil, fmt.Errorf("datasets.Synthetic: NumNodes, NumClasses and NumFeatures must be positive and NumEdges non-negative, got %+v: %w", o, ErrArgument)
 	}
 	if o.NumTrain*o.NumClasses+o.NumVal+o.NumTest > o.NumNodes {
-		return nil, errorf(ErrArgument, "Synthetic", "split sizes exceed %d nodes", o.NumNodes)
+		return nil, fmt.Errorf("datasets.Synthetic: split sizes exceed %d nodes: %w", o.NumNodes, ErrArgument)
 	}
 	r := rand.New(rand.NewPCG(o.Seed, 0x5eed))
 	n, c := o.NumNodes, o.NumClasses
