@@ -44,9 +44,12 @@
 //		scaler.Update()
 //	}
 //
-// Error policy: misuse (Unscale or Step twice before Update, Update
-// without a step, an invalid option, gradients that are not float32)
-// panics with *amp.Error naming the method; LoadStateDict returns an
-// error, since its input is data. The session and kernel front ends
-// recover panics.
+// Error policy (the engine's, see package tensor): misuse in a function
+// without an error result panics with an *amp.Error (the engine's one type,
+// tensor.Error) naming the method: Unscale or Step twice before Update, or
+// Update without a step (ErrState); an invalid option, including in
+// NewGradScaler, which has no error result (ErrOption, which is
+// tensor.ErrArgument); gradients that are not float32 (tensor.ErrDType).
+// LoadStateDict returns an error, since its input is data. The session and
+// kernel front ends recover panics.
 package amp

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/optim"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
@@ -124,8 +125,8 @@ func (s *GradScaler) Scale(loss *tensor.Tensor) *tensor.Tensor {
 // records whether any of them is Inf or NaN (unscale_), so that the
 // gradients can be clipped or inspected before Step. Step does not divide
 // them again. It panics with ErrState when called twice for opt, or after
-// Step, before Update (torch raises RuntimeError), and with ErrOption when
-// a gradient is not float32.
+// Step, before Update (torch raises RuntimeError), and with
+// tensor.ErrDType when a gradient is not float32.
 func (s *GradScaler) Unscale(opt optim.Optimizer) {
 	if !s.enabled {
 		return
@@ -152,7 +153,7 @@ func (s *GradScaler) Unscale(opt optim.Optimizer) {
 // an Inf or NaN (torch._amp_foreach_non_finite_check_and_unscale_).
 func unscaleGrad(grad *tensor.Tensor, inv float32) (nonFinite bool) {
 	if grad.DType() != tensor.Float32 {
-		panicf(ErrOption, "GradScaler.Unscale", "gradients must be float32, got %s%v (keep parameters in float32; autocast casts them per op)",
+		panicf(engerr.ErrDType, "GradScaler.Unscale", "gradients must be float32, got %s%v (keep parameters in float32; autocast casts them per op)",
 			grad.DType(), grad.Shape())
 	}
 	host := grad
@@ -289,7 +290,7 @@ func (s *GradScaler) LoadStateDict(sd map[string]*tensor.Tensor) error {
 		return nil
 	}
 	bad := func(format string, args ...any) error {
-		return &Error{Op: op, Msg: fmt.Sprintf(format, args...), Kind: ErrState}
+		return engerr.New(ErrState, "amp", op, format, args...)
 	}
 	if len(sd) == 0 {
 		return bad("the state dict is empty, possibly because it was saved from a disabled GradScaler")

@@ -37,6 +37,7 @@ func init() {
 		"EdgeSoftmax":               reflect.ValueOf(tensor.EdgeSoftmax),
 		"Empty":                     reflect.ValueOf(tensor.Empty),
 		"EmptyCache":                reflect.ValueOf(tensor.EmptyCache),
+		"ErrArgument":               reflect.ValueOf(&tensor.ErrArgument).Elem(),
 		"ErrCUDA":                   reflect.ValueOf(&tensor.ErrCUDA).Elem(),
 		"ErrCheckpoint":             reflect.ValueOf(&tensor.ErrCheckpoint).Elem(),
 		"ErrDType":                  reflect.ValueOf(&tensor.ErrDType).Elem(),

@@ -16,34 +16,44 @@
 // checksum before they are parsed, so a corrupt or truncated file is reported
 // by name and never half-loaded.
 //
-// Error policy: misuse by the caller (for example a features slice whose
-// length is not n*f) panics with an error wrapping ErrShape. An unknown
-// dataset name is an error wrapping ErrArgument. I/O, network and data-format
+// Error policy (the engine's, see package tensor): misuse of a function
+// without an error result (a features slice whose length is not n*f for
+// RowNormalize, a non-positive scale for ProductsLike) panics with an
+// error wrapping ErrShape or ErrArgument. A function with an error result
+// reports bad arguments through it: an unknown dataset name, an invalid
+// generator option or split size is an error wrapping ErrArgument.
+// ErrShape and ErrArgument are kinds of tensor's sentinels, so errors.Is
+// with tensor.ErrShape or tensor.ErrArgument holds for them, and
+// tensor.Catch converts those panics. I/O, network and data-format
 // problems return wrapped errors that name the file and wrap ErrMissing,
-// ErrChecksum or ErrFormat, so callers can test them with errors.Is. Nothing
-// here calls log.Fatal or os.Exit.
+// ErrChecksum or ErrFormat, so callers can test them with errors.Is.
+// Nothing here calls log.Fatal or os.Exit.
 package datasets
 
-import "errors"
+import "github.com/gnnrepl/gnnrepl/internal/engerr"
 
 var (
 	// ErrMissing is wrapped by the error returned when a data file is absent
 	// and could not be downloaded.
-	ErrMissing = errors.New("datasets: data file missing")
+	ErrMissing = engerr.NewKind("datasets: data file missing", nil)
 
 	// ErrChecksum is wrapped by the error returned when a data file (on disk
 	// or downloaded) does not have its pinned size and sha256.
-	ErrChecksum = errors.New("datasets: checksum mismatch")
+	ErrChecksum = engerr.NewKind("datasets: checksum mismatch", nil)
 
 	// ErrFormat is wrapped by the error returned when a data file does not
 	// have the structure its format documents.
-	ErrFormat = errors.New("datasets: unexpected file structure")
+	ErrFormat = engerr.NewKind("datasets: unexpected file structure", nil)
 
 	// ErrShape is the panic value (wrapped) when slice lengths and the given
-	// dimensions disagree.
-	ErrShape = errors.New("datasets: shape mismatch")
+	// dimensions disagree. It is a kind of tensor.ErrShape: errors.Is(err,
+	// tensor.ErrShape) holds too.
+	ErrShape = engerr.NewKind("datasets: shape mismatch", engerr.ErrShape)
 
 	// ErrArgument is wrapped by the error returned for an invalid argument
-	// such as an unknown dataset name.
-	ErrArgument = errors.New("datasets: invalid argument")
+	// such as an unknown dataset name. It is a kind of tensor.ErrArgument:
+	// errors.Is(err, tensor.ErrArgument) holds too. (It is not that value
+	// itself, as sampling's and featstore's are, because its text is part
+	// of datasets' messages: "datasets: invalid argument: unknown ...".)
+	ErrArgument = engerr.NewKind("datasets: invalid argument", engerr.ErrArgument)
 )

@@ -45,15 +45,20 @@
 //
 // # Error policy
 //
-// Constructors return errors, never panic, on bad input: a tensor of the
-// wrong dtype, rank or device (ErrShape), an unknown dtype, norm or option
-// (ErrArgument, naming the option and the allowed values), values a dtype
-// cannot hold (ErrData, naming the row, the column and the value). Gather
-// and GatherInto are called once per batch on ids that samplers produce, so
-// misuse there panics, as tensor.IndexSelect does, with a *featstore.Error
-// whose Kind is ErrIndex (naming the id, its position and the range),
-// ErrShape (a short buffer) or ErrClosed (a store used after Close);
-// errors.Is works on the recovered value, and the front ends recover the
-// panic and keep the session alive. The DataLoader checks a store's node
-// count up front and turns a panic in a worker into an error.
+// The engine's rule (see package tensor): a function with an error result
+// reports bad input through it, one without panics. Constructors have one
+// and return a *featstore.Error (the engine's one type, tensor.Error),
+// never panic, on bad input: a tensor of the wrong dtype, rank or device
+// (ErrShape), an unknown dtype, norm or option (ErrArgument, naming the
+// option and the allowed values), values a dtype cannot hold (ErrData,
+// naming the row, the column and the value). Gather and GatherInto have no
+// error result (they are called once per batch on ids that samplers
+// produce), so misuse there panics, as tensor.IndexSelect does, with a
+// *featstore.Error whose Kind is ErrIndex (naming the id, its position and
+// the range), ErrShape (a short buffer) or ErrClosed (a store used after
+// Close). ErrIndex, ErrShape and ErrArgument are tensor's sentinels
+// themselves, so errors.Is works on the recovered value with either name,
+// and the front ends recover the panic and keep the session alive. The
+// DataLoader checks a store's node count up front and turns a panic in a
+// worker into an error.
 package featstore

@@ -1,44 +1,37 @@
 package featstore
 
 import (
-	"errors"
-	"fmt"
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 )
 
-// Error is the value featstore panics with on misuse (Gather with a bad id
-// or a short buffer, use after Close) and the error its constructors return.
-// Op names the function or method ("Int8.Gather", "NewHotCache"), Msg says
-// what is wrong, naming the argument, and Kind classifies it for errors.Is.
-type Error struct {
-	Op   string
-	Msg  string
-	Kind error
-}
+// Error is the engine's error type, tensor.Error (the same type): featstore
+// panics with it on misuse (Gather with a bad id or a short buffer, use
+// after Close) and its constructors return it. Its Pkg is "featstore", Op
+// names the function or method ("Int8.Gather", "NewHotCache"), Msg says
+// what is wrong, naming the argument, and Kind classifies it for errors.Is;
+// Error() reads "featstore.Int8.Gather: ...".
+type Error = engerr.Error
 
-// Error implements error.
-func (e *Error) Error() string { return "featstore." + e.Op + ": " + e.Msg }
-
-// Unwrap returns the error's Kind.
-func (e *Error) Unwrap() error { return e.Kind }
-
-// Kinds of Error, for errors.Is.
+// Kinds of Error, for errors.Is. ErrIndex, ErrShape and ErrArgument are the
+// engine's shared sentinels (tensor.ErrIndex, tensor.ErrShape and
+// tensor.ErrArgument are the same values).
 var (
 	// ErrIndex: a node id outside [0, NumNodes).
-	ErrIndex = errors.New("node id out of range")
+	ErrIndex = engerr.ErrIndex
 	// ErrShape: a tensor or buffer whose shape or length does not fit.
-	ErrShape = errors.New("shape mismatch")
+	ErrShape = engerr.ErrShape
 	// ErrArgument: an invalid argument or option (an unknown dtype or
 	// norm, a negative hop count, a nil store).
-	ErrArgument = errors.New("invalid argument")
+	ErrArgument = engerr.ErrArgument
 	// ErrData: feature values a dtype cannot hold (NaN or infinity for
 	// int8, a finite value beyond float16's range).
-	ErrData = errors.New("unrepresentable feature value")
+	ErrData = engerr.NewKind("unrepresentable feature value", nil)
 	// ErrClosed: a store used after Close.
-	ErrClosed = errors.New("store is closed")
+	ErrClosed = engerr.NewKind("store is closed", nil)
 )
 
 func newError(kind error, op, format string, args ...any) *Error {
-	return &Error{Op: op, Msg: fmt.Sprintf(format, args...), Kind: kind}
+	return engerr.New(kind, "featstore", op, format, args...)
 }
 
 func panicf(kind error, op, format string, args ...any) {

@@ -71,7 +71,7 @@ func mustPanic(t *testing.T, kind error, f func()) *Error {
 	t.Helper()
 	err := tensor.Catch(f)
 	var e *Error
-	if !errors.As(err, &e) || !errors.Is(err, kind) {
+	if !errors.As(err, &e) || !errors.Is(err, kind) || e.Pkg != "featstore" {
 		t.Fatalf("got %v, want a *featstore.Error of kind %v", err, kind)
 	}
 	return e

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -228,7 +229,11 @@ func (v *view) labels(g *Graph, key string) []int64 {
 			continue
 		}
 		if t.DType() != tensor.Int64 || t.Dim() != 1 {
-			panicf("Analyze: label data %q of node type %q must be (N) int64, got %v %s", key, nt, t.Shape(), t.DType())
+			kind := engerr.ErrShape
+			if t.DType() != tensor.Int64 {
+				kind = engerr.ErrDType
+			}
+			panicf(kind, "Analyze: label data %q of node type %q must be (N) int64, got %v %s", key, nt, t.Shape(), t.DType())
 		}
 		if out == nil {
 			out = make([]int64, v.n)

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -32,14 +33,14 @@ type Block struct {
 // returns an error naming the first inconsistency.
 func NewBlock(srcNodes []int64, numDst int, indptr, indices, parentEIDs []int64) (*Block, error) {
 	if numDst < 0 || numDst > len(srcNodes) {
-		return nil, fmt.Errorf("graph.NewBlock: %d destination nodes but only %d source nodes", numDst, len(srcNodes))
+		return nil, errorf(engerr.ErrShape, "NewBlock", "%d destination nodes but only %d source nodes", numDst, len(srcNodes))
 	}
 	adj := &tensor.Adj{NumSrc: len(srcNodes), NumDst: numDst, Indptr: indptr, Indices: indices}
 	if err := adj.Validate(); err != nil {
-		return nil, fmt.Errorf("graph.NewBlock: %w", err)
+		return nil, errorf(engerr.ErrShape, "NewBlock", "%v", err)
 	}
 	if parentEIDs != nil && len(parentEIDs) != len(indices) {
-		return nil, fmt.Errorf("graph.NewBlock: %d parent edge ids for %d edges", len(parentEIDs), len(indices))
+		return nil, errorf(engerr.ErrShape, "NewBlock", "%d parent edge ids for %d edges", len(parentEIDs), len(indices))
 	}
 	b := &Block{srcNodes: srcNodes, numDst: numDst, adj: adj, eids: parentEIDs,
 		srcdata: dataMap{}, dstdata: dataMap{}, edata: dataMap{}}

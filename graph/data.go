@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -45,7 +46,7 @@ func (m dataMap) schemes() string {
 func (m dataMap) get(kind, name string) *tensor.Tensor {
 	t, ok := m[name]
 	if !ok {
-		panicf("no %s data named %q (have %v)", kind, name, m.names())
+		panicf(engerr.ErrArgument, "no %s data named %q (have %v)", kind, name, m.names())
 	}
 	return t
 }
@@ -56,7 +57,7 @@ func (m dataMap) set(kind, name string, t *tensor.Tensor, rows int) error {
 		return nil
 	}
 	if t.Dim() == 0 || t.Size(0) != rows {
-		return fmt.Errorf("graph: %s data %q must have %d rows (one per %s), got shape %v", kind, name, rows, kind, t.Shape())
+		return errorf(engerr.ErrShape, "", "%s data %q must have %d rows (one per %s), got shape %v", kind, name, rows, kind, t.Shape())
 	}
 	m[name] = t
 	return nil
@@ -67,7 +68,7 @@ func (m dataMap) set(kind, name string, t *tensor.Tensor, rows int) error {
 // when there is none.
 func (g *Graph) NData(name string) *tensor.Tensor {
 	if len(g.ntypes) != 1 {
-		panicf("NData: %v; use NDataOf", ErrHetero)
+		panicf(ErrHetero, "NData: %v; use NDataOf", ErrHetero)
 	}
 	return g.ndata[0].get("node", name)
 }
@@ -86,7 +87,7 @@ func (g *Graph) HasNData(name string) bool {
 // is wrong.
 func (g *Graph) SetNData(name string, t *tensor.Tensor) error {
 	if len(g.ntypes) != 1 {
-		return fmt.Errorf("graph.SetNData: %w; use SetNDataOf", ErrHetero)
+		return errorf(ErrHetero, "SetNData", "%v; use SetNDataOf", ErrHetero)
 	}
 	return g.ndata[0].set("node", name, t, g.numNodes[0])
 }
@@ -103,7 +104,7 @@ func (g *Graph) NDataNames() []string {
 func (g *Graph) NDataOf(ntype, name string) *tensor.Tensor {
 	i := g.ntypeIndex(ntype)
 	if i < 0 {
-		panicf("no node type %q (have %v)", ntype, g.ntypes)
+		panicf(engerr.ErrArgument, "no node type %q (have %v)", ntype, g.ntypes)
 	}
 	return g.ndata[i].get("node", name)
 }
@@ -112,7 +113,7 @@ func (g *Graph) NDataOf(ntype, name string) *tensor.Tensor {
 func (g *Graph) SetNDataOf(ntype, name string, t *tensor.Tensor) error {
 	i := g.ntypeIndex(ntype)
 	if i < 0 {
-		return fmt.Errorf("graph: no node type %q (have %v)", ntype, g.ntypes)
+		return errorf(engerr.ErrArgument, "", "no node type %q (have %v)", ntype, g.ntypes)
 	}
 	return g.ndata[i].set("node", name, t, g.numNodes[i])
 }
@@ -132,7 +133,7 @@ func (g *Graph) HasEData(name string) bool {
 // SetEData stores t (first dimension = number of edges) as edge data name.
 func (g *Graph) SetEData(name string, t *tensor.Tensor) error {
 	if len(g.rels) != 1 {
-		return fmt.Errorf("graph.SetEData: %w; use SetEDataOf", ErrHetero)
+		return errorf(ErrHetero, "SetEData", "%v; use SetEDataOf", ErrHetero)
 	}
 	r := g.rels[0]
 	return r.edata.set("edge", name, t, len(r.src))

@@ -10,9 +10,13 @@
 // part of every graph; a homogeneous graph has the single node type "_N"
 // and edge type ("_N", "_E", "_N"), as in DGL.
 //
-// Error policy: constructors and data setters return errors that name the
-// argument (an edge id out of range, a tensor with the wrong number of
-// rows); calling a single-type accessor on a heterogeneous graph, or
-// message passing with missing data, panics with *graph.Error, which the
-// front ends recover.
+// Error policy (the engine's, see package tensor): constructors and data
+// setters, which have an error result, return a *graph.Error (the engine's
+// one type, tensor.Error) that names the argument, of kind ErrIndex (an
+// edge or node id out of range), ErrShape (lengths or a row count that
+// disagree) or ErrArgument (a negative count, an unknown node type);
+// calling a single-type accessor on a heterogeneous graph (kind ErrHetero,
+// itself an ErrArgument), asking for data or a type that is not there, or
+// message passing with missing data or an unknown function (ErrArgument)
+// panics with the same type, which the front ends recover.
 package graph

@@ -1,12 +1,12 @@
 package graph
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -20,16 +20,31 @@ const (
 	EID = "_ID"
 )
 
-// Error is the value graph methods panic with on misuse.
-type Error struct{ Msg string }
+// Error is the engine's error type, tensor.Error (the same type): graph
+// methods panic with it on misuse, and constructors return it for bad
+// input. Its Pkg is "graph"; Error() reads "graph: no node data named ..."
+// or "graph.New: ...". Its Kind is tensor.ErrArgument (an unknown data
+// name, node or edge type, reducer), tensor.ErrShape (lengths that
+// disagree), tensor.ErrIndex (an id out of range), tensor.ErrDType or
+// ErrHetero.
+type Error = engerr.Error
 
-func (e *Error) Error() string { return "graph: " + e.Msg }
+// panicf panics with an *Error of the given kind; the message names the
+// method itself when it needs to.
+func panicf(kind error, format string, args ...any) {
+	engerr.Panicf(kind, "graph", "", format, args...)
+}
 
-func panicf(format string, args ...any) { panic(&Error{Msg: fmt.Sprintf(format, args...)}) }
+// errorf returns an *Error of the given kind raised by op ("New"; "" for
+// none).
+func errorf(kind error, op, format string, args ...any) error {
+	return engerr.New(kind, "graph", op, format, args...)
+}
 
 // ErrHetero is wrapped by errors about calling a single-type method on a
-// graph with several node or edge types.
-var ErrHetero = errors.New("graph has several node or edge types")
+// graph with several node or edge types. It is a kind of ErrArgument:
+// errors.Is(err, tensor.ErrArgument) holds for these errors too.
+var ErrHetero = engerr.NewKind("graph has several node or edge types", engerr.ErrArgument)
 
 // CanonicalEType names a relation by its source node type, edge type and
 // destination node type, as DGL's canonical edge type (src, etype, dst).
@@ -75,10 +90,10 @@ type Graph struct {
 // the length mismatch.
 func New(numNodes int, src, dst []int64) (*Graph, error) {
 	if len(src) != len(dst) {
-		return nil, fmt.Errorf("graph.New: %d source ids but %d destination ids", len(src), len(dst))
+		return nil, errorf(engerr.ErrShape, "New", "%d source ids but %d destination ids", len(src), len(dst))
 	}
 	if numNodes < -1 {
-		return nil, fmt.Errorf("graph.New: numNodes is %d; want a count >= 0, or -1 to infer it from the ids", numNodes)
+		return nil, errorf(engerr.ErrArgument, "New", "numNodes is %d; want a count >= 0, or -1 to infer it from the ids", numNodes)
 	}
 	if numNodes < 0 {
 		for i := range src {
@@ -102,7 +117,7 @@ func NewHetero(numNodes map[string]int, edges map[CanonicalEType]EdgeList) (*Gra
 	for _, nt := range g.ntypes {
 		n := numNodes[nt]
 		if n < 0 {
-			return nil, fmt.Errorf("graph: node type %q has negative count %d", nt, n)
+			return nil, errorf(engerr.ErrArgument, "", "node type %q has negative count %d", nt, n)
 		}
 		g.numNodes = append(g.numNodes, n)
 		g.ndata = append(g.ndata, dataMap{})
@@ -131,18 +146,18 @@ func NewHetero(numNodes map[string]int, edges map[CanonicalEType]EdgeList) (*Gra
 		}
 		si, di := g.ntypeIndex(ce.Src), g.ntypeIndex(ce.Dst)
 		if si < 0 || di < 0 {
-			return nil, fmt.Errorf("graph: relation %v uses a node type with no node count", ce)
+			return nil, errorf(engerr.ErrArgument, "", "relation %v uses a node type with no node count", ce)
 		}
 		if len(el.Src) != len(el.Dst) {
-			return nil, fmt.Errorf("graph: %s%d source ids but %d destination ids", rel, len(el.Src), len(el.Dst))
+			return nil, errorf(engerr.ErrShape, "", "%s%d source ids but %d destination ids", rel, len(el.Src), len(el.Dst))
 		}
 		ns, nd := g.numNodes[si], g.numNodes[di]
 		for i, s := range el.Src {
 			if s < 0 || s >= int64(ns) {
-				return nil, fmt.Errorf("graph: %ssource id %d of edge %d is outside [0, %d)", rel, s, i, ns)
+				return nil, errorf(engerr.ErrIndex, "", "%ssource id %d of edge %d is outside [0, %d)", rel, s, i, ns)
 			}
 			if d := el.Dst[i]; d < 0 || d >= int64(nd) {
-				return nil, fmt.Errorf("graph: %sdestination id %d of edge %d is outside [0, %d)", rel, d, i, nd)
+				return nil, errorf(engerr.ErrIndex, "", "%sdestination id %d of edge %d is outside [0, %d)", rel, d, i, nd)
 			}
 		}
 		g.rels = append(g.rels, &relation{ce: ce, src: append([]int64(nil), el.Src...),
@@ -163,7 +178,7 @@ func (g *Graph) ntypeIndex(nt string) int {
 // one returns the only relation, panicking on a heterogeneous graph.
 func (g *Graph) one(op string) *relation {
 	if len(g.rels) != 1 || len(g.ntypes) != 1 {
-		panic(&Error{Msg: fmt.Sprintf("%s: %v (%d node types, %d edge types); use the *Of form with a type", op, ErrHetero, len(g.ntypes), len(g.rels))})
+		panicf(ErrHetero, "%s: %v (%d node types, %d edge types); use the *Of form with a type", op, ErrHetero, len(g.ntypes), len(g.rels))
 	}
 	return g.rels[0]
 }
@@ -174,7 +189,7 @@ func (g *Graph) rel(etype string) *relation {
 			return r
 		}
 	}
-	panicf("no edge type %q (have %v)", etype, g.ETypes())
+	panicf(engerr.ErrArgument, "no edge type %q (have %v)", etype, g.ETypes())
 	return nil
 }
 
@@ -206,7 +221,7 @@ func (g *Graph) CanonicalETypes() []CanonicalEType {
 // panics on a heterogeneous graph (use NumNodesOf).
 func (g *Graph) NumNodes() int {
 	if len(g.ntypes) != 1 {
-		panicf("NumNodes: %v; use NumNodesOf", ErrHetero)
+		panicf(ErrHetero, "NumNodes: %v; use NumNodesOf", ErrHetero)
 	}
 	return g.numNodes[0]
 }
@@ -215,7 +230,7 @@ func (g *Graph) NumNodes() int {
 func (g *Graph) NumNodesOf(ntype string) int {
 	i := g.ntypeIndex(ntype)
 	if i < 0 {
-		panicf("no node type %q (have %v)", ntype, g.ntypes)
+		panicf(engerr.ErrArgument, "no node type %q (have %v)", ntype, g.ntypes)
 	}
 	return g.numNodes[i]
 }

@@ -1,6 +1,10 @@
 package graph
 
-import "github.com/gnnrepl/gnnrepl/tensor"
+import (
+	"github.com/gnnrepl/gnnrepl/tensor"
+
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
+)
 
 // MessageFunc says how to build the message on each edge (dgl.function):
 // CopyU copies the source node's data U; UMulE multiplies it by edge data
@@ -38,7 +42,7 @@ func Max(msg, out string) ReduceFunc { return ReduceFunc{Op: "max", Msg: msg, Ou
 // propagate runs one fused message + reduce step over adj.
 func propagate(adj *tensor.Adj, src, edata dataMap, msg MessageFunc, red ReduceFunc) *tensor.Tensor {
 	if msg.Out != red.Msg {
-		panicf("UpdateAll: the message is called %q but the reducer reads %q", msg.Out, red.Msg)
+		panicf(engerr.ErrArgument, "UpdateAll: the message is called %q but the reducer reads %q", msg.Out, red.Msg)
 	}
 	u := src.get("source node", msg.U)
 	var e *tensor.Tensor
@@ -47,10 +51,10 @@ func propagate(adj *tensor.Adj, src, edata dataMap, msg MessageFunc, red ReduceF
 	case "u_mul_e":
 		e = edata.get("edge", msg.E)
 	default:
-		panicf("UpdateAll: unknown message function %q (want copy_u or u_mul_e)", msg.Op)
+		panicf(engerr.ErrArgument, "UpdateAll: unknown message function %q (want copy_u or u_mul_e)", msg.Op)
 	}
 	if red.Op != "sum" && red.Op != "mean" && red.Op != "max" {
-		panicf("UpdateAll: unknown reducer %q (want sum, mean or max)", red.Op)
+		panicf(engerr.ErrArgument, "UpdateAll: unknown reducer %q (want sum, mean or max)", red.Op)
 	}
 	return tensor.SpMM(adj, u, e, red.Op)
 }

@@ -1,8 +1,7 @@
 package graph
 
 import (
-	"fmt"
-
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -12,17 +11,17 @@ import (
 // numNodes must be >= 0. Errors are New's.
 func NewOwned(numNodes int, src, dst []int64) (*Graph, error) {
 	if len(src) != len(dst) {
-		return nil, fmt.Errorf("graph.NewOwned: %d source ids but %d destination ids", len(src), len(dst))
+		return nil, errorf(engerr.ErrShape, "NewOwned", "%d source ids but %d destination ids", len(src), len(dst))
 	}
 	if numNodes < 0 {
-		return nil, fmt.Errorf("graph.NewOwned: negative node count %d", numNodes)
+		return nil, errorf(engerr.ErrArgument, "NewOwned", "negative node count %d", numNodes)
 	}
 	for i := range src {
 		if s := src[i]; s < 0 || s >= int64(numNodes) {
-			return nil, fmt.Errorf("graph.NewOwned: source id %d of edge %d is outside [0, %d)", s, i, numNodes)
+			return nil, errorf(engerr.ErrIndex, "NewOwned", "source id %d of edge %d is outside [0, %d)", s, i, numNodes)
 		}
 		if d := dst[i]; d < 0 || d >= int64(numNodes) {
-			return nil, fmt.Errorf("graph.NewOwned: destination id %d of edge %d is outside [0, %d)", d, i, numNodes)
+			return nil, errorf(engerr.ErrIndex, "NewOwned", "destination id %d of edge %d is outside [0, %d)", d, i, numNodes)
 		}
 	}
 	return homogeneousOwned(numNodes, src, dst), nil
@@ -53,37 +52,37 @@ func homogeneousOwned(numNodes int, src, dst []int64) *Graph {
 // that does not run from 0 to E non-decreasingly, an id outside
 // [0, numNodes), or src/dst disagreeing with the CSC at an edge.
 func NewFromCSC(numNodes int, indptr, indices, eids, src, dst []int64) (*Graph, error) {
-	const op = "graph.NewFromCSC"
+	const op = "NewFromCSC"
 	e := len(indices)
 	switch {
 	case numNodes < 0:
-		return nil, fmt.Errorf("%s: negative node count %d", op, numNodes)
+		return nil, errorf(engerr.ErrArgument, op, "negative node count %d", numNodes)
 	case len(indptr) != numNodes+1:
-		return nil, fmt.Errorf("%s: indptr has %d entries, want numNodes+1 = %d", op, len(indptr), numNodes+1)
+		return nil, errorf(engerr.ErrShape, op, "indptr has %d entries, want numNodes+1 = %d", len(indptr), numNodes+1)
 	case indptr[0] != 0 || indptr[numNodes] != int64(e):
-		return nil, fmt.Errorf("%s: indptr must run from 0 to %d (the number of indices), got %d..%d", op, e, indptr[0], indptr[numNodes])
+		return nil, errorf(engerr.ErrShape, op, "indptr must run from 0 to %d (the number of indices), got %d..%d", e, indptr[0], indptr[numNodes])
 	case eids != nil && len(eids) != e:
-		return nil, fmt.Errorf("%s: %d edge ids for %d indices", op, len(eids), e)
+		return nil, errorf(engerr.ErrShape, op, "%d edge ids for %d indices", len(eids), e)
 	case (src == nil) != (dst == nil):
-		return nil, fmt.Errorf("%s: give both src and dst or neither", op)
+		return nil, errorf(engerr.ErrArgument, op, "give both src and dst or neither")
 	case src != nil && (len(src) != e || len(dst) != e):
-		return nil, fmt.Errorf("%s: src has %d and dst %d entries for %d edges", op, len(src), len(dst), e)
+		return nil, errorf(engerr.ErrShape, op, "src has %d and dst %d entries for %d edges", len(src), len(dst), e)
 	}
 	for v := 0; v < numNodes; v++ {
 		if indptr[v+1] < indptr[v] {
-			return nil, fmt.Errorf("%s: indptr decreases at node %d", op, v)
+			return nil, errorf(engerr.ErrArgument, op, "indptr decreases at node %d", v)
 		}
 	}
 	for p, s := range indices {
 		if s < 0 || s >= int64(numNodes) {
-			return nil, fmt.Errorf("%s: source id %d at position %d is outside [0, %d)", op, s, p, numNodes)
+			return nil, errorf(engerr.ErrIndex, op, "source id %d at position %d is outside [0, %d)", s, p, numNodes)
 		}
 	}
 	if eids != nil {
 		seen := make([]bool, e)
 		for p, id := range eids {
 			if id < 0 || id >= int64(e) || seen[id] {
-				return nil, fmt.Errorf("%s: edge id %d at position %d is outside [0, %d) or repeated", op, id, p, e)
+				return nil, errorf(engerr.ErrIndex, op, "edge id %d at position %d is outside [0, %d) or repeated", id, p, e)
 			}
 			seen[id] = true
 		}
@@ -113,7 +112,7 @@ func NewFromCSC(numNodes int, indptr, indices, eids, src, dst []int64) (*Graph, 
 					id = eids[p]
 				}
 				if src[id] != indices[p] || dst[id] != int64(v) {
-					return nil, fmt.Errorf("%s: edge %d is %d -> %d in src/dst but %d -> %d in the CSC", op, id, src[id], dst[id], indices[p], v)
+					return nil, errorf(engerr.ErrArgument, op, "edge %d is %d -> %d in src/dst but %d -> %d in the CSC", id, src[id], dst[id], indices[p], v)
 				}
 			}
 		}
@@ -133,28 +132,28 @@ func NewFromCSC(numNodes int, indptr, indices, eids, src, dst []int64) (*Graph, 
 // OutAdj was already built, or on inconsistent lengths, ids or an indptr
 // that does not run from 0 to E.
 func (g *Graph) SetOutAdj(indptr, indices, eids []int64) error {
-	const op = "graph.SetOutAdj"
+	const op = "SetOutAdj"
 	if !g.IsHomogeneous() {
-		return fmt.Errorf("%s: %w", op, ErrHetero)
+		return errorf(ErrHetero, op, "%v", ErrHetero)
 	}
 	r := g.rels[0]
 	n, e := r.srcN, len(r.src)
 	switch {
 	case len(indptr) != n+1:
-		return fmt.Errorf("%s: indptr has %d entries, want %d", op, len(indptr), n+1)
+		return errorf(engerr.ErrShape, op, "indptr has %d entries, want %d", len(indptr), n+1)
 	case len(indices) != e || (eids != nil && len(eids) != e):
-		return fmt.Errorf("%s: %d indices and %d edge ids for %d edges", op, len(indices), len(eids), e)
+		return errorf(engerr.ErrShape, op, "%d indices and %d edge ids for %d edges", len(indices), len(eids), e)
 	case indptr[0] != 0 || indptr[n] != int64(e):
-		return fmt.Errorf("%s: indptr must run from 0 to %d, got %d..%d", op, e, indptr[0], indptr[n])
+		return errorf(engerr.ErrShape, op, "indptr must run from 0 to %d, got %d..%d", e, indptr[0], indptr[n])
 	}
 	for v := 0; v < n; v++ {
 		if indptr[v+1] < indptr[v] {
-			return fmt.Errorf("%s: indptr decreases at node %d", op, v)
+			return errorf(engerr.ErrArgument, op, "indptr decreases at node %d", v)
 		}
 	}
 	for p, d := range indices {
 		if d < 0 || d >= int64(r.dstN) {
-			return fmt.Errorf("%s: destination id %d at position %d is outside [0, %d)", op, d, p, r.dstN)
+			return errorf(engerr.ErrIndex, op, "destination id %d at position %d is outside [0, %d)", d, p, r.dstN)
 		}
 	}
 	set := false
@@ -163,7 +162,7 @@ func (g *Graph) SetOutAdj(indptr, indices, eids []int64) error {
 		set = true
 	})
 	if !set {
-		return fmt.Errorf("%s: the out-edge adjacency was already built", op)
+		return errorf(nil, op, "the out-edge adjacency was already built")
 	}
 	return nil
 }

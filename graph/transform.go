@@ -1,9 +1,9 @@
 package graph
 
 import (
-	"fmt"
 	"sort"
 
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -133,10 +133,10 @@ func (g *Graph) NodeSubgraph(nodes []int64) (*Graph, error) {
 	}
 	for i, v := range nodes {
 		if v < 0 || v >= int64(n) {
-			return nil, fmt.Errorf("graph.NodeSubgraph: node id %d at position %d is outside [0, %d)", v, i, n)
+			return nil, errorf(engerr.ErrIndex, "NodeSubgraph", "node id %d at position %d is outside [0, %d)", v, i, n)
 		}
 		if pos[v] >= 0 {
-			return nil, fmt.Errorf("graph.NodeSubgraph: node id %d appears twice", v)
+			return nil, errorf(engerr.ErrArgument, "NodeSubgraph", "node id %d appears twice", v)
 		}
 		pos[v] = int64(i)
 	}

@@ -28,9 +28,12 @@
 // optionally "csr/indptr", "csr/indices", "csr/eids", and "ndata/NAME",
 // "edata/NAME" for every node and edge data tensor.
 //
-// Error policy: every function returns errors (never panics on a bad
-// file); they name the file and what is wrong (bad magic, unsupported
-// version, truncated, a section out of bounds, an inconsistent graph).
+// Error policy (the engine's, see package tensor: a function with an error
+// result reports bad input through it): every function returns errors
+// (never panics on a bad file); they name the file and what is wrong (bad
+// magic, unsupported version, truncated, a section out of bounds, an
+// inconsistent graph: ErrFormat). Save of a heterogeneous graph wraps
+// graph.ErrHetero, of a tensor on a GPU tensor.ErrDevice.
 package graphstore
 
 import (
@@ -44,6 +47,7 @@ import (
 	"unsafe"
 
 	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -60,7 +64,7 @@ const (
 
 // ErrFormat is wrapped by every error about a file that is not a valid
 // graphstore file (bad magic, version, truncation, bad directory).
-var ErrFormat = errors.New("not a valid graphstore file")
+var ErrFormat = engerr.NewKind("not a valid graphstore file", nil)
 
 // Options says what Save writes besides the CSC, the edge list and the data.
 type Options struct {
@@ -78,7 +82,7 @@ func Save(path string, g *graph.Graph) error { return SaveWith(path, g, Options{
 // the path.
 func SaveWith(path string, g *graph.Graph, o Options) (err error) {
 	if g == nil || !g.IsHomogeneous() {
-		return fmt.Errorf("graphstore.Save %s: need a homogeneous graph", path)
+		return fmt.Errorf("graphstore.Save %s: need a homogeneous graph: %w", path, graph.ErrHetero)
 	}
 	a := g.Adj()
 	var secs []section
@@ -109,7 +113,7 @@ func SaveWith(path string, g *graph.Graph, o Options) (err error) {
 	}
 	for _, s := range secs {
 		if s.t.Device() != "cpu" {
-			return fmt.Errorf("graphstore.Save %s: section %s is on %s; move it to the CPU first", path, s.name, s.t.Device())
+			return fmt.Errorf("graphstore.Save %s: section %s is on %s; move it to the CPU first: %w", path, s.name, s.t.Device(), tensor.ErrDevice)
 		}
 	}
 

@@ -1,11 +1,11 @@
 package memplan
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/gnnrepl/gnnrepl/datasets"
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -115,8 +115,9 @@ type Config struct {
 	Optimizer string
 }
 
-// ErrConfig is wrapped by every error about an invalid Config.
-var ErrConfig = errors.New("memplan: invalid config")
+// ErrConfig is wrapped by every error about an invalid Config. It is a kind
+// of tensor.ErrArgument: errors.Is(err, tensor.ErrArgument) holds too.
+var ErrConfig = engerr.NewKind("memplan: invalid config", engerr.ErrArgument)
 
 // normalized returns a copy of c with every default and every count read
 // from the Dataset filled in, or an error naming the first invalid field.

@@ -48,9 +48,11 @@
 // collections), which a budget for a whole process must leave or bound with
 // GOMEMLIMIT.
 //
-// Errors. An invalid Config is reported by Predict, Suggest and Measure as
-// an error wrapping ErrConfig that names the field; Suggest wraps ErrNoFit
-// when nothing fits. Errors of the sampler's dry run are returned wrapped.
+// Errors (the engine's rule, see package tensor: a function with an error
+// result reports bad input through it). An invalid Config is reported by
+// Predict, Suggest and Measure as an error wrapping ErrConfig, a kind of
+// tensor.ErrArgument, that names the field; Suggest wraps ErrNoFit when
+// nothing fits. Errors of the sampler's dry run are returned wrapped.
 // Engine panics (misuse inside nn or tensor) propagate; the front ends
 // recover them.
 package memplan

@@ -1,15 +1,15 @@
 package memplan
 
 import (
-	"errors"
 	"fmt"
 
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
 // ErrNoFit is wrapped by Suggest's error when no setting it tries fits the
 // budget.
-var ErrNoFit = errors.New("memplan: no setting fits the memory budget")
+var ErrNoFit = engerr.NewKind("memplan: no setting fits the memory budget", nil)
 
 // Suggest returns the cheapest change of c whose predicted Peak (Predict)
 // is at most budget bytes, with its plan. The changes are tried in order of

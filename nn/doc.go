@@ -33,11 +33,17 @@
 // nil); models take a Seed and build their own generator, so the same seed
 // gives the same initial weights and the same dropout masks.
 //
-// Error policy: misuse panics with a *nn.Error whose Kind is one of the
-// sentinels (ErrOption for an invalid constructor option, naming the field
-// and the allowed values; ErrShape for features that do not fit the layer or
-// the graph; ErrZeroInDegree, as DGL's DGLError, when a GraphConv or GATConv
-// meets destination nodes without in-edges), so errors.Is works on the
-// recovered value. The front ends recover these panics. Functions that
-// read external data (LoadStateDict) return errors instead.
+// Error policy (the engine's, see package tensor): functions without an
+// error result panic on misuse with a *nn.Error (the engine's one type,
+// tensor.Error) whose Kind is one of the sentinels: ErrOption, which is
+// tensor.ErrArgument, for an invalid constructor option or a nil argument,
+// naming the field and the allowed values; ErrShape, which is
+// tensor.ErrShape, for features that do not fit the layer or the graph;
+// ErrZeroInDegree, as DGL's DGLError, when a GraphConv or GATConv meets
+// destination nodes without in-edges. So errors.Is works on the recovered
+// value, with nn's names or tensor's. The layer and model constructors
+// (NewGraphConv, NewGCN, NewLinear, ...) take only sizes and options and
+// have no error result: an invalid option panics, as an op does on a bad
+// shape. The front ends recover these panics. Functions with an error
+// result (LoadStateDict, CheckZeroInDegree) return errors instead.
 package nn

@@ -6,7 +6,7 @@ import "github.com/gnnrepl/gnnrepl/tensor"
 // node ids or an (N) bool mask over the n rows (train_mask, val_mask, ...).
 func nodeIndex(op string, idx *tensor.Tensor, n int) *tensor.Tensor {
 	if idx == nil {
-		panicf(ErrShape, op, "the node selection is nil")
+		panicf(ErrOption, op, "the node selection is nil")
 	}
 	switch idx.DType() {
 	case tensor.Int64:

@@ -220,10 +220,10 @@ func checkPositive(op, name string, v int) {
 // input width.
 func checkInput(op string, g interface{ NumSrcNodes() int }, x *tensor.Tensor, inFeats int) {
 	if g == nil || (reflect.ValueOf(g).Kind() == reflect.Pointer && reflect.ValueOf(g).IsNil()) {
-		panicf(ErrShape, op, "graph is nil")
+		panicf(ErrOption, op, "graph is nil")
 	}
 	if x == nil {
-		panicf(ErrShape, op, "features are nil")
+		panicf(ErrOption, op, "features are nil")
 	}
 	if !x.DType().IsFloatingPoint() || x.Dim() != 2 {
 		panicf(ErrShape, op, "features must be float32 (N, %d) (or float16 / bfloat16), got %s%v", inFeats, x.DType(), x.Shape())

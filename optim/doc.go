@@ -16,8 +16,12 @@
 // corrections are computed in float64 and applied in float32, so a step
 // agrees with torch's to float32 rounding (tested against torch 1.13).
 //
-// Error policy: misuse (an invalid option, a parameter in two groups, a
-// non-float32 or non-leaf parameter, a gradient whose shape differs from its
-// parameter's) panics with *optim.Error naming the option or parameter;
-// LoadStateDict returns an error, since its input is data.
+// Error policy (the engine's, see package tensor): misuse in a function
+// without an error result panics with an *optim.Error (the engine's one
+// type, tensor.Error) naming the option or parameter: an invalid option, a
+// parameter in two groups, a nil, non-float32 or non-leaf parameter (kind
+// ErrOption, which is tensor.ErrArgument), a gradient whose shape or dtype
+// differs from its parameter's (tensor.ErrShape). The constructors (NewSGD,
+// NewAdam, NewAdamW) have no error result and panic so. LoadStateDict
+// returns an error of kind ErrState, since its input is data.
 package optim

@@ -1,38 +1,31 @@
 package optim
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
-// Error is the value optim panics with on misuse and the error
-// LoadStateDict returns. Op names the optimizer and method.
-type Error struct {
-	Op   string
-	Msg  string
-	Kind error
-}
-
-// Error implements error.
-func (e *Error) Error() string { return "optim." + e.Op + ": " + e.Msg }
-
-// Unwrap returns the error's Kind.
-func (e *Error) Unwrap() error { return e.Kind }
+// Error is the engine's error type, tensor.Error (the same type): optim
+// panics with it on misuse, and LoadStateDict returns it. Its Pkg is
+// "optim", Op names the optimizer and method ("Adam.Step"); Error() reads
+// "optim.Adam.Step: ...".
+type Error = engerr.Error
 
 // Kinds of Error, for errors.Is.
 var (
-	// ErrOption: an invalid hyperparameter or parameter list.
-	ErrOption = errors.New("invalid option")
+	// ErrOption: an invalid hyperparameter or parameter list. It is
+	// tensor.ErrArgument under optim's older name.
+	ErrOption = engerr.ErrArgument
 	// ErrState: a state dict that does not match the optimizer.
-	ErrState = errors.New("state dict mismatch")
+	ErrState = engerr.NewKind("state dict mismatch", nil)
 )
 
 func panicf(kind error, op, format string, args ...any) {
-	panic(&Error{Op: op, Msg: fmt.Sprintf(format, args...), Kind: kind})
+	engerr.Panicf(kind, "optim", op, format, args...)
 }
 
 // Optimizer updates parameters from their gradients (torch.optim.Optimizer).
@@ -151,7 +144,7 @@ func (b *base) grad(p *tensor.Tensor) []float32 {
 		return nil
 	}
 	if g.Numel() != p.Numel() || g.DType() != tensor.Float32 {
-		panicf(ErrOption, b.name+".Step", "gradient %s%v does not fit parameter %v", g.DType(), g.Shape(), p.Shape())
+		panicf(engerr.ErrShape, b.name+".Step", "gradient %s%v does not fit parameter %v", g.DType(), g.Shape(), p.Shape())
 	}
 	return g.Float32s()
 }
@@ -202,7 +195,7 @@ func scalar64(v float64) *tensor.Tensor { return tensor.FromFloat32([]float32{fl
 func (b *base) LoadStateDict(sd map[string]*tensor.Tensor) error {
 	op := b.name + ".LoadStateDict"
 	bad := func(format string, args ...any) error {
-		return &Error{Op: op, Msg: fmt.Sprintf(format, args...), Kind: ErrState}
+		return engerr.New(ErrState, "optim", op, format, args...)
 	}
 	used := 0
 	type upd struct {

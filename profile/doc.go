@@ -33,38 +33,34 @@
 // The hook costs an op one atomic load when no profiler runs, and about a
 // microsecond per op while one runs (BenchmarkProfiledOp).
 //
-// Error policy: misuse (Start while a profile runs, Stop with none running,
-// an unknown sort column) panics with a *profile.Error wrapping ErrState or
-// ErrArgument; the front ends recover it. File errors from WriteChromeTrace
-// are returned, wrapped with the path.
+// Error policy (the engine's, see package tensor): misuse in a function
+// without an error result (Start while a profile runs, Stop with none
+// running, an unknown sort column) panics with a *profile.Error (the
+// engine's one type, tensor.Error) wrapping ErrState or ErrArgument (which
+// is tensor.ErrArgument); the front ends recover it. File errors from
+// WriteChromeTrace are returned, wrapped with the path.
 package profile
 
 import (
-	"errors"
-	"fmt"
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 )
 
 var (
 	// ErrState is wrapped by the panic of Start while a profile runs and of
 	// Stop when none runs.
-	ErrState = errors.New("profiler state")
+	ErrState = engerr.NewKind("profiler state", nil)
 	// ErrArgument is wrapped by the panic for an invalid argument, such as
-	// an unknown sort column.
-	ErrArgument = errors.New("invalid argument")
+	// an unknown sort column. It is tensor.ErrArgument, the engine's shared
+	// sentinel.
+	ErrArgument = engerr.ErrArgument
 )
 
-// Error is the value profile functions panic with on misuse.
-type Error struct {
-	Op   string // the function, "Start", "Stop", "Table"
-	Msg  string
-	Kind error // ErrState or ErrArgument
-}
-
-func (e *Error) Error() string { return "profile." + e.Op + ": " + e.Msg }
-
-// Unwrap returns the error's kind, for errors.Is(err, profile.ErrState).
-func (e *Error) Unwrap() error { return e.Kind }
+// Error is the engine's error type, tensor.Error (the same type), which
+// profile functions panic with on misuse. Its Pkg is "profile", Op the
+// function ("Start", "Stop", "Table"), and Kind ErrState or ErrArgument;
+// Error() reads "profile.Stop: ...".
+type Error = engerr.Error
 
 func panicf(kind error, op, format string, args ...any) {
-	panic(&Error{Op: op, Msg: fmt.Sprintf(format, args...), Kind: kind})
+	engerr.Panicf(kind, "profile", op, format, args...)
 }

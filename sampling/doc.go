@@ -36,12 +36,18 @@
 //
 // # Error policy
 //
-// Samplers and the DataLoader return errors, never panic, on bad input:
-// invalid options (a negative fanout other than -1, an unknown EdgeDir, a
-// Prob edge data that is missing, of the wrong dtype or shape, or holds a
-// negative, NaN or infinite weight), seed ids outside [0, NumNodes), and
-// missing node data to prefetch. Errors name the argument and the allowed
-// values and wrap ErrArgument. A DataLoader stops at the next batch when
-// the running evaluation is cancelled (runctx.Err, Ctrl-C in the shell) and
-// its Err then returns the context's error.
+// The engine's rule (see package tensor) is that a function with an error
+// result reports bad input through it. Samplers and the DataLoader all have
+// one, and return errors, never panic, on bad input: invalid options (a
+// negative fanout other than -1, an unknown EdgeDir, a Prob edge data that
+// is missing, of the wrong dtype or shape, or holds a negative, NaN or
+// infinite weight), seed ids outside [0, NumNodes), and missing node data to
+// prefetch. Errors name the argument and the allowed values and wrap
+// ErrArgument, which is tensor.ErrArgument (a heterogeneous graph wraps
+// graph.ErrHetero, a kind of it). A panic in a sampler, which may run in a
+// worker goroutine, becomes the loader's error: an engine error stays
+// wrapped (errors.Is works), any other panic carries its stack. A
+// DataLoader stops at the next batch when the running evaluation is
+// cancelled (runctx.Err, Ctrl-C in the shell) and its Err then returns the
+// context's error.
 package sampling

@@ -1,21 +1,22 @@
 package sampling
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 
 	"github.com/gnnrepl/gnnrepl/featstore"
 	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/runctx"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
 // ErrClosed is returned by DataLoader.Err after Close.
-var ErrClosed = errors.New("sampling: the DataLoader is closed")
+var ErrClosed = engerr.NewKind("sampling: the DataLoader is closed", nil)
 
 // LoaderOptions configures a DataLoader; the field names are DGL's
 // dgl.dataloading.DataLoader (and torch.utils.data.DataLoader) parameters.
@@ -435,11 +436,17 @@ func (dl *DataLoader) String() string {
 
 // produce samples batch i of run r and gathers its features. It recovers a
 // panic (from a user-written Sampler) into an error, since it may run in a
-// worker goroutine that no front end can recover.
+// worker goroutine that no front end can recover: an engine error is
+// wrapped (errors.Is(err, tensor.ErrShape) holds), and any other panic, a
+// bug, carries the stack where it happened.
 func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			b, err = nil, fmt.Errorf("sampling.DataLoader: batch %d of epoch %d: panic: %v", i, r.epoch, p)
+			if engerr.IsEngine(p) {
+				b, err = nil, fmt.Errorf("sampling.DataLoader: batch %d of epoch %d: panic: %w", i, r.epoch, p.(error))
+				return
+			}
+			b, err = nil, fmt.Errorf("sampling.DataLoader: batch %d of epoch %d: panic: %v\n%s", i, r.epoch, p, debug.Stack())
 		}
 	}()
 	bs := s.opts.BatchSize
@@ -493,9 +500,10 @@ func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
 // parentIDs returns a block's source node ids as a tensor: its
 // SrcData(graph.NID) when the sampler stored it, else a new wrapper.
 func parentIDs(b *graph.Block) *tensor.Tensor {
-	var t *tensor.Tensor
-	if tensor.Catch(func() { t = b.SrcData(graph.NID) }) == nil && t != nil {
-		return t
+	if b.HasSrcData(graph.NID) {
+		if t := b.SrcData(graph.NID); t != nil {
+			return t
+		}
 	}
 	return b.SrcNodes()
 }

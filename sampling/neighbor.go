@@ -1,18 +1,19 @@
 package sampling
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
 	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/runctx"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
 // ErrArgument is wrapped by every error about an invalid option, seed id or
-// data name.
-var ErrArgument = errors.New("invalid argument")
+// data name. It is tensor.ErrArgument, the engine's shared sentinel, so
+// errors.Is(err, tensor.ErrArgument) holds for these errors too.
+var ErrArgument = engerr.ErrArgument
 
 // Sampler turns seed nodes into the blocks of a multi-layer GNN (DGL's
 // BlockSampler.sample_blocks).

@@ -58,14 +58,25 @@
 // tensor-core products for GPU MatMul; AdamStep and AddScaledInPlace update
 // parameters on either device.
 //
-// Error policy: misuse (mismatched shapes, wrong dtype, out-of-range
-// indices) panics with a *tensor.Error that names the op and the shapes; the
-// session and kernel front ends recover it and keep running. An op given
-// tensors on two devices panics with ErrDevice naming the op and both
-// devices ("tensor.MatMul: tensors on cpu and cuda:0"), never a silent copy;
-// an op with no GPU implementation for its arguments panics with
-// ErrNotImplemented naming the op and the device; a failure reported by the
-// CUDA driver or cuBLAS panics with ErrCUDA, and device memory exhaustion
-// with ErrOutOfMemory. To, Synchronize and ParseDevice return errors instead.
-// Catch converts such a panic into an error at an API boundary.
+// Error policy, shared by every engine package: a function without an
+// error result panics on misuse with a *tensor.Error, the engine's one
+// error type, whose Kind is one of the shared sentinels (ErrShape, ErrDType,
+// ErrIndex, ErrDevice, ErrArgument for a bad argument value that is not a
+// shape, ...), so errors.Is(err, tensor.ErrShape) holds whichever package
+// raised it; a function with an error result reports its bad input through
+// it instead, wrapping the same kinds, and returns I/O, data and driver
+// failures wrapped. The session and kernel front ends recover the panics
+// and keep running.
+//
+// Here: misuse (mismatched shapes, wrong dtype, out-of-range indices, an
+// unknown option value) panics with an Error that names the op and the
+// shapes. An op given tensors on two devices panics with ErrDevice naming
+// the op and both devices ("tensor.MatMul: tensors on cpu and cuda:0"),
+// never a silent copy; an op with no GPU implementation for its arguments
+// panics with ErrNotImplemented naming the op and the device; a failure
+// reported by the CUDA driver or cuBLAS panics with ErrCUDA, and device
+// memory exhaustion with ErrOutOfMemory, since ops have no error result. To,
+// Synchronize and ParseDevice return errors instead. Catch converts an
+// engine panic into an error at an API boundary and lets any other panic (a
+// runtime error, a bug) go on with its stack.
 package tensor

@@ -1,0 +1,75 @@
+package tensor
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
+)
+
+// catchAny runs f and returns the error it panicked with, whatever it is
+// (Catch lets only engine errors through), for tests of what an op does
+// when a user's function panics.
+func catchAny(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err, _ = r.(error)
+		}
+	}()
+	f()
+	return nil
+}
+
+func TestSentinelsAreTheFamilys(t *testing.T) {
+	// The same values, so errors.Is(err, tensor.ErrShape) holds for a shape
+	// error raised by any engine package.
+	for name, c := range map[string][2]error{
+		"ErrShape":    {ErrShape, engerr.ErrShape},
+		"ErrDType":    {ErrDType, engerr.ErrDType},
+		"ErrIndex":    {ErrIndex, engerr.ErrIndex},
+		"ErrDevice":   {ErrDevice, engerr.ErrDevice},
+		"ErrArgument": {ErrArgument, engerr.ErrArgument},
+	} {
+		if c[0] != c[1] {
+			t.Errorf("tensor.%s is not engerr.%s", name, name)
+		}
+	}
+	err := engerr.New(engerr.ErrShape, "nn", "Linear.Forward", "x has 3 columns")
+	var te *Error
+	if !errors.Is(err, ErrShape) || !errors.As(err, &te) || te.Pkg != "nn" {
+		t.Errorf("an nn error is not a tensor.Error of kind ErrShape: %v", err)
+	}
+}
+
+func TestCatchOpPanic(t *testing.T) {
+	err := Catch(func() { MatMul(Zeros(2, 3), Zeros(4, 5)) })
+	var te *Error
+	if !errors.Is(err, ErrShape) || !errors.As(err, &te) || te.Pkg != "tensor" || te.Op != "MatMul" ||
+		!strings.HasPrefix(err.Error(), "tensor.MatMul: ") {
+		t.Errorf("Catch(MatMul) = %v", err)
+	}
+}
+
+func TestCatchRepanicsRuntimeError(t *testing.T) {
+	var r any
+	func() {
+		defer func() { r = recover() }()
+		_ = Catch(func() {
+			var x *Tensor
+			x.Shape() // nil dereference: a bug, not misuse
+		})
+	}()
+	if _, ok := r.(runtime.Error); !ok {
+		t.Fatalf("Catch of a nil dereference: panicked with %v (%T), want the runtime.Error", r, r)
+	}
+	boom := errors.New("boom")
+	func() {
+		defer func() { r = recover() }()
+		_ = Catch(func() { panic(boom) })
+	}()
+	if r != boom {
+		t.Errorf("Catch of a foreign error: panicked with %v, want the same value", r)
+	}
+}
