@@ -17,7 +17,6 @@ func init() {
 		"ErrIndex":         reflect.ValueOf(&featstore.ErrIndex).Elem(),
 		"ErrShape":         reflect.ValueOf(&featstore.ErrShape).Elem(),
 		"GatherHalf":       reflect.ValueOf(featstore.GatherHalf),
-		"GatherHalfTensor": reflect.ValueOf(featstore.GatherHalfTensor),
 		"GatherTensor":     reflect.ValueOf(featstore.GatherTensor),
 		"HotNodes":         reflect.ValueOf(featstore.HotNodes),
 		"New":              reflect.ValueOf(featstore.New),

@@ -11,11 +11,10 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/sampling/sampling"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"EpochSeed":           reflect.ValueOf(sampling.EpochSeed),
-		"ErrArgument":         reflect.ValueOf(&sampling.ErrArgument).Elem(),
-		"ErrClosed":           reflect.ValueOf(&sampling.ErrClosed).Elem(),
-		"NewDataLoader":       reflect.ValueOf(sampling.NewDataLoader),
-		"NewDataLoaderTensor": reflect.ValueOf(sampling.NewDataLoaderTensor),
+		"EpochSeed":     reflect.ValueOf(sampling.EpochSeed),
+		"ErrArgument":   reflect.ValueOf(&sampling.ErrArgument).Elem(),
+		"ErrClosed":     reflect.ValueOf(&sampling.ErrClosed).Elem(),
+		"NewDataLoader": reflect.ValueOf(sampling.NewDataLoader),
 
 		// type definitions
 		"DataLoader":                    reflect.ValueOf((*sampling.DataLoader)(nil)),

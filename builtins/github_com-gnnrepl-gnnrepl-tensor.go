@@ -105,7 +105,6 @@ func init() {
 		"Tanh":                      reflect.ValueOf(tensor.Tanh),
 		"TotalAllocatedBytes":       reflect.ValueOf(tensor.TotalAllocatedBytes),
 		"Transpose":                 reflect.ValueOf(tensor.Transpose),
-		"XavierUniform":             reflect.ValueOf(tensor.XavierUniform),
 		"Zeros":                     reflect.ValueOf(tensor.Zeros),
 		"ZerosLike":                 reflect.ValueOf(tensor.ZerosLike),
 
