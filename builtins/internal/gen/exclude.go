@@ -10,9 +10,10 @@ type Exclusion struct {
 // the symbol tables (Extract) and the doc table (Docs) leave out: plumbing
 // that is exported only because other engine packages or the front ends
 // call it. Compiled engine code still uses these names; a session cannot
-// name them (yaegi reports an undefined selector), so a cell cannot swap the
-// BLAS, install a second op hook or corrupt the memory accounting. Methods
-// cannot be excluded: they are reached through reflection on their type.
+// name them (yaegi: `package tensor "..." has no symbol SetBLAS`), so a cell
+// cannot swap the BLAS, install a second op hook or corrupt the memory
+// accounting. Methods cannot be excluded: they are reached through
+// reflection on their type.
 //
 // Docs fails when an entry names something its package does not export, so
 // the list cannot go stale: delete the entry with the name.
