@@ -9,7 +9,7 @@ import (
 // A tensor from Go values, a product, a gradient, and a device move.
 func Example() {
 	x := tensor.FromFloat32([]float32{1, 2, 3, 4, 5, 6}, 2, 3) // (2, 3), shares the slice
-	w := tensor.Ones(3, 2).SetRequiresGrad(true)              // (3, 2) leaf
+	w := tensor.Ones(3, 2).SetRequiresGrad(true)               // (3, 2) leaf
 	y := x.MatMul(w).ReLU()                                    // (2, 2), as tensor.ReLU(tensor.MatMul(x, w))
 	fmt.Println(y)
 
