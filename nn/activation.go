@@ -2,19 +2,9 @@ package nn
 
 import "github.com/gnnrepl/gnnrepl/tensor"
 
-// Activations come in two forms, as in PyTorch. The functional forms are
-// package tensor's ops (torch.nn.functional): tensor.ReLU(x),
-// tensor.LeakyReLU(x, slope), tensor.ELU(x, alpha), tensor.Sigmoid,
-// tensor.Tanh. The module forms below (torch.nn.ReLU, LeakyReLU, ELU) hold
-// the hyper-parameter as a field with PyTorch's default for the zero value,
-// and their Forward calls the functional form. Either fits a layer's
-// Activation option, which takes a func(*tensor.Tensor) *tensor.Tensor:
-//
-//	nn.GraphConvOptions{..., Activation: tensor.ReLU}
-//	nn.GATConvOptions{..., Activation: nn.ELU{}.Forward}
-//	nn.SAGEConvOptions{..., Activation: nn.LeakyReLU{NegativeSlope: 0.2}.Forward}
-//
-// They have no parameters and behave the same in training and evaluation.
+// The module forms of the activations; the functional forms are package
+// tensor's ops (see the package doc). They have no parameters and behave the
+// same in training and evaluation.
 
 // ReLU is torch.nn.ReLU: Forward(x) is tensor.ReLU(x), max(x, 0)
 // elementwise, (*) -> (*), x's dtype and device.
