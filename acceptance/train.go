@@ -21,7 +21,7 @@ func TrainSAGE(ds *datasets.Dataset, seed int64, numWorkers int) (float64, error
 	sampler := sampling.NeighborSampler{Fanouts: []int{15, 10}}
 	model := nn.NewGraphSAGE(nn.SAGEOptions{InFeats: ds.NumFeatures, HiddenFeats: 64, OutFeats: ds.NumClasses, Dropout: 0.5, Seed: seed})
 	opt := optim.NewAdam(model.Parameters(), optim.AdamOptions{LR: 0.01, WeightDecay: 5e-4})
-	loader, err := sampling.NewDataLoaderTensor(g, ds.TrainIdx, sampler, sampling.LoaderOptions{BatchSize: 32, Shuffle: true, Seed: seed + 1,
+	loader, err := sampling.NewDataLoader(g, ds.TrainIdx, sampler, sampling.LoaderOptions{BatchSize: 32, Shuffle: true, Seed: seed + 1,
 		NumWorkers: numWorkers, PrefetchNodeFeats: []string{"feat"}, PrefetchLabels: []string{"label"}})
 	if err != nil {
 		return 0, err

@@ -66,7 +66,7 @@ func run() string {
 	if err != nil {
 		panic(err)
 	}
-	loader, err := sampling.NewDataLoader(g, []int64{3, 4, 5}, sampling.NeighborSampler{Fanouts: []int{2, 2}},
+	loader, err := sampling.NewDataLoader(g, tensor.FromInt64([]int64{3, 4, 5}), sampling.NeighborSampler{Fanouts: []int{2, 2}},
 		sampling.LoaderOptions{BatchSize: 2, NumWorkers: 2, NodeFeatStores: map[string]featstore.Store{"feat": hot}})
 	if err != nil {
 		panic(err)

@@ -8,12 +8,11 @@ import (
 	"testing"
 
 	"github.com/gnnrepl/gnnrepl/builtins/internal/gen"
-	"github.com/traefik/yaegi/extract"
 )
 
-// TestGeneratedUpToDate regenerates the symbol tables (with yaegi's extract
-// library, as `yaegi extract` does) and the doc table in memory and fails
-// when the committed files differ: run `go generate ./builtins/` to fix it.
+// TestGeneratedUpToDate regenerates the symbol tables (gen.Extract, as the
+// gensym command does) and the doc table in memory and fails when the
+// committed files differ: run `go generate ./builtins/` to fix it.
 func TestGeneratedUpToDate(t *testing.T) {
 	pkgs, err := gen.Packages("gen.go")
 	if err != nil {
@@ -23,13 +22,12 @@ func TestGeneratedUpToDate(t *testing.T) {
 	for _, ip := range pkgs {
 		name := gen.SymbolFileName(ip)
 		want[name] = true
-		var buf bytes.Buffer
-		ext := extract.Extractor{Dest: "builtins"}
-		if _, err := ext.Extract(ip, "builtins", &buf); err != nil {
-			t.Errorf("extract %s: %v", ip, err)
+		src, err := gen.Extract(ip)
+		if err != nil {
+			t.Error(err)
 			continue
 		}
-		compare(t, name, buf.Bytes())
+		compare(t, name, src)
 	}
 	root, modPath, err := gen.Module(".")
 	if err != nil {
@@ -74,5 +72,32 @@ func TestSymbols(t *testing.T) {
 	}
 	if BLAS() == "" {
 		t.Error("BLAS() is empty")
+	}
+}
+
+// TestExcluded checks that every name in gen.Excluded has a reason and is in
+// neither the symbol table nor the doc table a session loads.
+func TestExcluded(t *testing.T) {
+	for ip, list := range gen.Excluded {
+		pkg := ip[strings.LastIndex(ip, "/")+1:]
+		syms := Symbols[ip+"/"+pkg]
+		if syms == nil {
+			t.Errorf("Symbols[%q] missing", ip+"/"+pkg)
+			continue
+		}
+		for _, e := range list {
+			if strings.TrimSpace(e.Why) == "" {
+				t.Errorf("gen.Excluded[%q]: %s has no reason", ip, e.Name)
+			}
+			if _, ok := syms[e.Name]; ok {
+				t.Errorf("%s.%s is excluded but in the symbol table", pkg, e.Name)
+			}
+			if _, ok := Docs[pkg+"."+e.Name]; ok {
+				t.Errorf("%s.%s is excluded but in the doc table", pkg, e.Name)
+			}
+		}
+	}
+	if Symbols["github.com/gnnrepl/gnnrepl/tensor/tensor"]["MatMul"].IsValid() == false {
+		t.Error("tensor.MatMul missing from the symbol table")
 	}
 }

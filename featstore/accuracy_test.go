@@ -77,7 +77,7 @@ func fitSAGE(t testing.TB, d *datasets.Dataset, st featstore.Store, seed int64, 
 	m := nn.NewGraphSAGE(nn.SAGEOptions{InFeats: d.NumFeatures, HiddenFeats: 16, OutFeats: d.NumClasses,
 		Dropout: 0.5, InputDropout: 0.5, Seed: seed})
 	opt := optim.NewAdam(m.Parameters(), optim.AdamOptions{LR: 0.01, WeightDecay: 5e-4})
-	loader, err := sampling.NewDataLoaderTensor(g, d.TrainIdx, sampling.NeighborSampler{Fanouts: []int{15, 10}},
+	loader, err := sampling.NewDataLoader(g, d.TrainIdx, sampling.NeighborSampler{Fanouts: []int{15, 10}},
 		sampling.LoaderOptions{BatchSize: 32, Shuffle: true, Seed: seed, NumWorkers: 2,
 			NodeFeatStores: map[string]featstore.Store{"feat": st}, StoreGatherDType: gather})
 	if err != nil {
@@ -108,7 +108,7 @@ func fitSAGE(t testing.TB, d *datasets.Dataset, st featstore.Store, seed int64, 
 	for i := range all {
 		all[i] = int64(i)
 	}
-	feat := featstore.GatherHalf(st, all, gather)
+	feat := featstore.GatherHalf(st, tensor.FromInt64(all), gather)
 	var acc float64
 	tensor.NoGrad(func() { run(func() { acc = nn.MaskedAccuracy(m.Forward(g, feat), labels, d.TestIdx) }) })
 	return acc

@@ -116,7 +116,7 @@ func BenchmarkHotCacheEpoch(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				loader, err := sampling.NewDataLoaderTensor(d.Graph, d.TrainIdx, sampling.NeighborSampler{Fanouts: []int{15, 10, 5}},
+				loader, err := sampling.NewDataLoader(d.Graph, d.TrainIdx, sampling.NeighborSampler{Fanouts: []int{15, 10, 5}},
 					sampling.LoaderOptions{BatchSize: batch, Shuffle: true, Seed: 1, NumWorkers: 2,
 						NodeFeatStores: map[string]featstore.Store{"feat": c}})
 				if err != nil {

@@ -28,8 +28,9 @@ var (
 )
 
 // GatherHalf returns rows ids of s in dtype dt: (N, F) -> (len(ids), F), a
-// new CPU tensor without autograd history. For dt tensor.Float32 it is
-// s.Gather(ids). For tensor.Float16 or tensor.BFloat16 each value is the
+// new CPU tensor without autograd history, where ids is a 1-D int64 CPU
+// tensor (DataLoader.InputNodes(), or tensor.FromInt64(ids) around a slice).
+// For dt tensor.Float32 it is GatherTensor(s, ids). For tensor.Float16 or tensor.BFloat16 each value is the
 // store's float32 value (the one Gather returns) rounded to dt, nearest,
 // ties to even, so a float16 or bfloat16 store gathered in its own dtype
 // returns its stored bits unchanged (a copy, no widening), and a float32
@@ -40,19 +41,25 @@ var (
 // chunks of at most 64K values (a counted scratch buffer) and rounded.
 //
 // It panics with ErrArgument when s is nil or dt is not one of the three
-// float dtypes, and as s.Gather does (ErrIndex naming an id outside
-// [0, N), ErrClosed).
+// float dtypes, with ErrShape when ids is not a 1-D int64 CPU tensor, and as
+// s.Gather does (ErrIndex naming an id outside [0, N), ErrClosed).
 //
 // The DataLoader calls it for every store when
 // sampling.LoaderOptions.StoreGatherDType is set, so that bfloat16
 // training (package amp) reads (N_in, F) bfloat16 input features from a
 // bfloat16 store without a float32 copy: half the bytes of the batch's
 // largest tensor.
-func GatherHalf(s Store, ids []int64, dt tensor.DType) *tensor.Tensor {
+func GatherHalf(s Store, ids *tensor.Tensor, dt tensor.DType) *tensor.Tensor {
 	const op = "GatherHalf"
 	if s == nil {
 		panicf(ErrArgument, op, "the store is nil")
 	}
+	return gatherHalf(op, s, idSlice(op, ids), dt)
+}
+
+// gatherHalf is GatherHalf on ids as a slice, for the DataLoader's ids
+// and tests; op names the caller in panics.
+func gatherHalf(op string, s Store, ids []int64, dt tensor.DType) *tensor.Tensor {
 	switch dt {
 	case tensor.Float32:
 		return s.Gather(ids)
@@ -64,16 +71,6 @@ func GatherHalf(s Store, ids []int64, dt tensor.DType) *tensor.Tensor {
 	out := tensor.New(dt, len(ids), f)
 	gatherHalfInto(s, out.Uint16s(), f, ids, dt)
 	return out
-}
-
-// GatherHalfTensor is GatherHalf with the ids given as a 1-D int64 CPU
-// tensor (DataLoader.InputNodes()). It panics with ErrShape when ids is not
-// one, and as GatherHalf.
-func GatherHalfTensor(s Store, ids *tensor.Tensor, dt tensor.DType) *tensor.Tensor {
-	if ids == nil || ids.DType() != tensor.Int64 || ids.Dim() != 1 || ids.Device() != "cpu" {
-		GatherTensor(s, ids) // panics with the message GatherTensor gives
-	}
-	return GatherHalf(s, ids.Int64s(), dt)
 }
 
 // halfChunk is the number of values the fallback of gatherHalfInto gathers

@@ -19,7 +19,7 @@ import (
 func epochHitRate(t testing.TB, d *datasets.Dataset, c *featstore.HotCache) featstore.CacheStats {
 	t.Helper()
 	c.Reset()
-	loader, err := sampling.NewDataLoaderTensor(d.Graph, d.TrainIdx, sampling.NeighborSampler{Fanouts: []int{15, 10}},
+	loader, err := sampling.NewDataLoader(d.Graph, d.TrainIdx, sampling.NeighborSampler{Fanouts: []int{15, 10}},
 		sampling.LoaderOptions{BatchSize: 32, Shuffle: true, Seed: 7, NumWorkers: 2,
 			NodeFeatStores: map[string]featstore.Store{"feat": c}})
 	if err != nil {
@@ -106,7 +106,7 @@ func TestLoaderStoreErrors(t *testing.T) {
 		{map[string]featstore.Store{"x": small}, nil},
 		{map[string]featstore.Store{"feat": good}, []string{"feat"}},
 	} {
-		_, err := sampling.NewDataLoader(g, []int64{0, 1}, sampling.NeighborSampler{Fanouts: []int{2}},
+		_, err := sampling.NewDataLoader(g, tensor.FromInt64([]int64{0, 1}), sampling.NeighborSampler{Fanouts: []int{2}},
 			sampling.LoaderOptions{NodeFeatStores: c.stores, PrefetchNodeFeats: c.prefetch})
 		if err == nil {
 			t.Errorf("%v %v: no error", c.stores, c.prefetch)
@@ -114,7 +114,7 @@ func TestLoaderStoreErrors(t *testing.T) {
 			t.Log(err)
 		}
 	}
-	loader, err := sampling.NewDataLoader(g, []int64{0, 1, 2, 3}, sampling.NeighborSampler{Fanouts: []int{2}},
+	loader, err := sampling.NewDataLoader(g, tensor.FromInt64([]int64{0, 1, 2, 3}), sampling.NeighborSampler{Fanouts: []int{2}},
 		sampling.LoaderOptions{BatchSize: 2, NumWorkers: 1, NodeFeatStores: map[string]featstore.Store{"feat": good, "h": good}})
 	if err != nil {
 		t.Fatal(err)

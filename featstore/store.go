@@ -68,14 +68,20 @@ func GatherTensor(s Store, ids *tensor.Tensor) *tensor.Tensor {
 	if s == nil {
 		panicf(ErrArgument, "GatherTensor", "the store is nil")
 	}
+	return s.Gather(idSlice("GatherTensor", ids))
+}
+
+// idSlice returns the ids of a 1-D int64 CPU tensor (shared), panicking
+// with ErrShape naming op for anything else.
+func idSlice(op string, ids *tensor.Tensor) []int64 {
 	if ids == nil || ids.DType() != tensor.Int64 || ids.Dim() != 1 || ids.Device() != "cpu" {
 		desc := "nil"
 		if ids != nil {
 			desc = fmt.Sprintf("%v %v on %s", ids.DType(), ids.Shape(), ids.Device())
 		}
-		panicf(ErrShape, "GatherTensor", "ids must be a 1-D int64 tensor on cpu, got %v", desc)
+		panicf(ErrShape, op, "ids must be a 1-D int64 tensor on cpu, got %v", desc)
 	}
-	return s.Gather(ids.Int64s())
+	return ids.Int64s()
 }
 
 // gather implements Store.Gather on top of GatherInto.

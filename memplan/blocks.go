@@ -22,7 +22,7 @@ func batchBlocks(c *Config) ([][]BlockSize, error) {
 		return [][]BlockSize{closedFormBlocks(c)}, nil
 	}
 	d := c.Dataset
-	dl, err := sampling.NewDataLoaderTensor(d.Graph, d.TrainIdx, sampling.NeighborSampler{Fanouts: c.Fanouts},
+	dl, err := sampling.NewDataLoader(d.Graph, d.TrainIdx, sampling.NeighborSampler{Fanouts: c.Fanouts},
 		sampling.LoaderOptions{BatchSize: c.BatchSize, Shuffle: true, Seed: c.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("memplan: dry run of the sampler: %w", err)

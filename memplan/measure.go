@@ -127,7 +127,7 @@ func Measure(c Config, steps int) (Measurement, error) {
 		}
 		settleQuiet()
 		res.Resident = tensor.MemoryAllocated("cpu") - base + keptDatasetBytes(&n)
-		dl, err := sampling.NewDataLoaderTensor(g, d.TrainIdx, sampling.NeighborSampler{Fanouts: n.Fanouts}, opts)
+		dl, err := sampling.NewDataLoader(g, d.TrainIdx, sampling.NeighborSampler{Fanouts: n.Fanouts}, opts)
 		if err != nil {
 			return Measurement{}, err
 		}

@@ -192,7 +192,7 @@ func timeEpoch(row *Row, n Config, maxBatches int) error {
 		defer runtime.KeepAlive(st)
 		opts.NodeFeatStores = map[string]featstore.Store{"feat": st}
 	}
-	dl, err := sampling.NewDataLoaderTensor(g, d.TrainIdx, sampling.NeighborSampler{Fanouts: n.Fanouts}, opts)
+	dl, err := sampling.NewDataLoader(g, d.TrainIdx, sampling.NeighborSampler{Fanouts: n.Fanouts}, opts)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,15 @@
 // call, so full-graph training pays for it once. Results equal the dense
 // computation up to float32 summation order.
 //
+// Activations come in two forms, as in PyTorch. The functional forms are
+// package tensor's ops (torch.nn.functional): tensor.ReLU(x),
+// tensor.LeakyReLU(x, slope), tensor.ELU(x, alpha). The module forms are
+// nn's ReLU{}, LeakyReLU{NegativeSlope} and ELU{Alpha} (torch.nn.ReLU,
+// LeakyReLU, ELU), whose zero fields take PyTorch's defaults (0.01, 1) and
+// whose Forward calls the functional form. A layer's Activation option, a
+// func(*tensor.Tensor) *tensor.Tensor, takes either: tensor.ReLU, or
+// nn.LeakyReLU{NegativeSlope: 0.2}.Forward.
+//
 // Randomness: parameter initialisation and dropout masks come from a
 // *tensor.Generator given in the options (tensor.DefaultGenerator when
 // nil); models take a Seed and build their own generator, so the same seed

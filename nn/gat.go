@@ -81,7 +81,7 @@ func NewGAT(o GATOptions) *GAT {
 	for l := 0; l < o.NumLayers; l++ {
 		co := GATConvOptions{InFeats: in, OutFeats: o.HiddenFeats, NumHeads: o.NumHeads,
 			FeatDrop: o.FeatDrop, AttnDrop: o.AttnDrop, NegativeSlope: o.NegativeSlope,
-			Residual: o.Residual && l > 0, Activation: ELU, AllowZeroInDegree: o.AllowZeroInDegree, Gen: m.gen}
+			Residual: o.Residual && l > 0, Activation: ELU{}.Forward, AllowZeroInDegree: o.AllowZeroInDegree, Gen: m.gen}
 		if l == o.NumLayers-1 {
 			co.OutFeats, co.NumHeads, co.Activation, co.Merge = o.OutFeats, o.NumOutHeads, nil, "mean"
 		}

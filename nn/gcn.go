@@ -79,7 +79,7 @@ func NewGCN(o GCNOptions) *GCN {
 		if l == o.NumLayers-1 {
 			out = o.OutFeats
 		} else {
-			act = ReLU
+			act = tensor.ReLU
 		}
 		drop := o.Dropout
 		if l == 0 {

@@ -67,12 +67,12 @@ func TestGradCheckLayers(t *testing.T) {
 		}
 		in int
 	}{
-		{"GraphConv/both", NewGraphConv(GraphConvOptions{InFeats: 3, OutFeats: 2, Activation: ELU, Gen: gen}), 3},
+		{"GraphConv/both", NewGraphConv(GraphConvOptions{InFeats: 3, OutFeats: 2, Activation: ELU{}.Forward, Gen: gen}), 3},
 		{"GraphConv/left", NewGraphConv(GraphConvOptions{InFeats: 2, OutFeats: 3, Norm: "left", Gen: gen}), 2},
 		{"SAGEConv/mean", NewSAGEConv(SAGEConvOptions{InFeats: 3, OutFeats: 2, Gen: gen}), 3},
 		{"SAGEConv/gcn", NewSAGEConv(SAGEConvOptions{InFeats: 2, OutFeats: 3, Aggregator: "gcn", Gen: gen}), 2},
 		{"SAGEConv/pool", NewSAGEConv(SAGEConvOptions{InFeats: 3, OutFeats: 2, Aggregator: "pool", Gen: gen}), 3},
-		{"GATConv/concat", NewGATConv(GATConvOptions{InFeats: 3, OutFeats: 2, NumHeads: 2, Residual: true, Activation: ELU, Gen: gen}), 3},
+		{"GATConv/concat", NewGATConv(GATConvOptions{InFeats: 3, OutFeats: 2, NumHeads: 2, Residual: true, Activation: ELU{}.Forward, Gen: gen}), 3},
 		{"GATConv/mean", NewGATConv(GATConvOptions{InFeats: 3, OutFeats: 2, NumHeads: 3, Merge: "mean", Gen: gen}), 3},
 	}
 	for _, l := range layers {

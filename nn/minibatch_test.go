@@ -22,7 +22,7 @@ func fitMinibatch(t testing.TB, d *datasets.Dataset, seed int64, epochs int) flo
 	m := NewGraphSAGE(SAGEOptions{InFeats: d.NumFeatures, HiddenFeats: 16, OutFeats: d.NumClasses,
 		Dropout: 0.5, InputDropout: 0.5, Seed: seed})
 	opt := optim.NewAdam(m.Parameters(), optim.AdamOptions{LR: 0.01, WeightDecay: 5e-4})
-	loader, err := sampling.NewDataLoaderTensor(g, d.TrainIdx, sampling.NeighborSampler{Fanouts: []int{15, 10}},
+	loader, err := sampling.NewDataLoader(g, d.TrainIdx, sampling.NeighborSampler{Fanouts: []int{15, 10}},
 		sampling.LoaderOptions{BatchSize: 32, Shuffle: true, Seed: seed, NumWorkers: 1})
 	if err != nil {
 		t.Fatal(err)

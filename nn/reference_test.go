@@ -91,7 +91,7 @@ func refLayer(t *testing.T, c refCase) interface {
 	case "GraphConv":
 		var a func(*tensor.Tensor) *tensor.Tensor
 		if act == "relu" {
-			a = ReLU
+			a = tensor.ReLU
 		}
 		return NewGraphConv(GraphConvOptions{InFeats: optInt(o, "InFeats"), OutFeats: optInt(o, "OutFeats"),
 			Norm: optStr(o, "Norm"), NoBias: optBool(o, "NoBias"), Activation: a,
@@ -99,14 +99,14 @@ func refLayer(t *testing.T, c refCase) interface {
 	case "SAGEConv":
 		var a func(*tensor.Tensor) *tensor.Tensor
 		if act == "relu" {
-			a = ReLU
+			a = tensor.ReLU
 		}
 		return NewSAGEConv(SAGEConvOptions{InFeats: optInt(o, "InFeats"), OutFeats: optInt(o, "OutFeats"),
 			Aggregator: optStr(o, "Aggregator"), Activation: a, Gen: gen})
 	case "GATConv":
 		var a func(*tensor.Tensor) *tensor.Tensor
 		if act == "elu" {
-			a = ELU
+			a = ELU{}.Forward
 		}
 		var slope float32
 		if v, ok := o["NegativeSlope"]; ok {

@@ -504,7 +504,7 @@ func TestCommands(t *testing.T) {
 	if _, err := run(":help"); err != nil || !strings.Contains(out.String(), ":doc NAME") {
 		t.Errorf(":help: %v %q", err, out.String())
 	}
-	if _, err := run(":doc runctx.Set"); err != nil || !strings.HasPrefix(out.String(), "func Set(ctx context.Context) (restore func())") {
+	if _, err := run(":doc runctx.Context"); err != nil || !strings.HasPrefix(out.String(), "func Context() context.Context") {
 		t.Errorf(":doc: %v %q", err, out.String())
 	}
 	eval(t, s, "w := 7")

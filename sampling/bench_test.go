@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
 // benchGraphs are synthetic power-law graphs (see powerLaw), built once.
@@ -93,7 +94,7 @@ func BenchmarkDataLoader(b *testing.B) {
 		for _, nw := range []int{0, 2} {
 			b.Run(fmt.Sprintf("%s/workers=%d", name, nw), func(b *testing.B) {
 				g, seeds := benchGraph(b, name)
-				dl, err := NewDataLoader(g, seeds, NeighborSampler{Fanouts: []int{15, 10, 5}},
+				dl, err := NewDataLoader(g, tensor.FromInt64(seeds), NeighborSampler{Fanouts: []int{15, 10, 5}},
 					LoaderOptions{BatchSize: 1024, Shuffle: true, NumWorkers: nw, Seed: 1})
 				if err != nil {
 					b.Fatal(err)

@@ -150,17 +150,53 @@ type batchResult struct {
 	output        *tensor.Tensor // made from lastIn on first use
 }
 
-// NewDataLoader returns a DataLoader over the seed node ids of g (copied) that
-// samples with sampler. It checks everything up front and returns an error
-// that names the argument: a seed id outside [0, NumNodes) (naming the id),
-// a negative BatchSize, NumWorkers or PrefetchFactor, node or edge data to
-// prefetch that g lacks, a nil feature store or one whose node count is not
-// g's, a name both in NodeFeatStores and PrefetchNodeFeats, a
-// StoreGatherDType other than float32, float16 and bfloat16, and the
-// sampler's own options (a sampler with a Validate(*graph.Graph) error
-// method, such as NeighborSampler, is validated against g, weights
-// included). Errors wrap ErrArgument.
-func NewDataLoader(g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOptions) (*DataLoader, error) {
+// NewDataLoader returns a DataLoader over the seed nodes of g that samples
+// with sampler, as dgl.dataloading.DataLoader(g, train_nids, sampler, ...).
+// seeds is a 1-D int64 tensor of node ids (d.TrainIdx, copied;
+// tensor.FromInt64(ids) wraps a slice without copying it) or a bool mask of
+// shape (NumNodes) whose true entries are the seeds, in id order
+// (g.NData("train_mask")); seeds on a GPU are copied to the CPU.
+//
+// It checks everything up front and returns an error that names the
+// argument: a nil graph, sampler or seeds, seeds of another dtype or shape,
+// a seed id outside [0, NumNodes) (naming the id), a negative BatchSize,
+// NumWorkers or PrefetchFactor, node or edge data to prefetch that g lacks,
+// a nil feature store or one whose node count is not g's, a name both in
+// NodeFeatStores and PrefetchNodeFeats, a StoreGatherDType other than
+// float32, float16 and bfloat16, and the sampler's own options (a sampler
+// with a Validate(*graph.Graph) error method, such as NeighborSampler, is
+// validated against g, weights included). Errors wrap ErrArgument.
+func NewDataLoader(g *graph.Graph, seeds *tensor.Tensor, sampler Sampler, opts LoaderOptions) (*DataLoader, error) {
+	const name = "sampling.NewDataLoader"
+	if seeds == nil || g == nil {
+		return nil, fmt.Errorf("%s: the graph or the seeds are nil: %w", name, ErrArgument)
+	}
+	if seeds.Device() != "cpu" {
+		cpu, err := seeds.To("cpu")
+		if err != nil {
+			return nil, fmt.Errorf("%s: copying the seeds to the cpu: %w", name, err)
+		}
+		seeds = cpu
+	}
+	switch {
+	case seeds.DType() == tensor.Int64 && seeds.Dim() == 1:
+		return newDataLoader(g, seeds.Int64s(), sampler, opts)
+	case seeds.DType() == tensor.Bool && seeds.Dim() == 1 && g.IsHomogeneous() && seeds.Size(0) == g.NumNodes():
+		var ids []int64
+		for i, b := range seeds.Bools() {
+			if b {
+				ids = append(ids, int64(i))
+			}
+		}
+		return newDataLoader(g, ids, sampler, opts)
+	}
+	return nil, fmt.Errorf("%s: seeds must be 1-D int64 node ids or a bool mask of shape (%d), got %s %v: %w",
+		name, g.NumNodes(), seeds.DType(), seeds.Shape(), ErrArgument)
+}
+
+// newDataLoader is NewDataLoader on seed ids (copied); errors are named
+// after NewDataLoader.
+func newDataLoader(g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOptions) (*DataLoader, error) {
 	const name = "sampling.NewDataLoader"
 	if g == nil {
 		return nil, fmt.Errorf("%s: the graph is nil: %w", name, ErrArgument)
@@ -238,31 +274,6 @@ func NewDataLoader(g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOp
 	runtime.AddCleanup(s, func(n int64) { tensor.CountBytes("cpu", -n) }, bytes)
 	dl.cleanup = runtime.AddCleanup(dl, func(c *control) { c.set(nil) }, dl.ctl)
 	return dl, nil
-}
-
-// NewDataLoaderTensor is NewDataLoader with the seeds given as a tensor: a
-// 1-D int64 tensor of node ids (d.TrainIdx), or a bool mask of shape
-// (NumNodes) whose true entries are the seeds, in id order
-// (g.NData("train_mask")).
-func NewDataLoaderTensor(g *graph.Graph, seeds *tensor.Tensor, sampler Sampler, opts LoaderOptions) (*DataLoader, error) {
-	const name = "sampling.NewDataLoaderTensor"
-	if seeds == nil || g == nil {
-		return nil, fmt.Errorf("%s: the graph or the seeds are nil: %w", name, ErrArgument)
-	}
-	switch {
-	case seeds.DType() == tensor.Int64 && seeds.Dim() == 1:
-		return NewDataLoader(g, seeds.Int64s(), sampler, opts)
-	case seeds.DType() == tensor.Bool && seeds.Dim() == 1 && g.IsHomogeneous() && seeds.Size(0) == g.NumNodes():
-		var ids []int64
-		for i, b := range seeds.Bools() {
-			if b {
-				ids = append(ids, int64(i))
-			}
-		}
-		return NewDataLoader(g, ids, sampler, opts)
-	}
-	return nil, fmt.Errorf("%s: seeds must be 1-D int64 node ids or a bool mask of shape (%d), got %s %v: %w",
-		name, g.NumNodes(), seeds.DType(), seeds.Shape(), ErrArgument)
 }
 
 // Len returns the number of batches per epoch: ceil(seeds / BatchSize), or
@@ -472,7 +483,7 @@ func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
 		}
 	}
 	for k, st := range s.stores {
-		if err := first.SetSrcData(s.storeNames[k], featstore.GatherHalf(st, first.SrcNodeIDs(), s.opts.StoreGatherDType)); err != nil {
+		if err := first.SetSrcData(s.storeNames[k], featstore.GatherHalf(st, input, s.opts.StoreGatherDType)); err != nil {
 			return nil, err
 		}
 	}

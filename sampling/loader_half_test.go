@@ -65,7 +65,7 @@ func TestLoaderStoreGatherDType(t *testing.T) {
 	if low.Next() || ref.Err() != nil || low.Err() != nil || batches != 5 {
 		t.Fatalf("%d batches, errors %v %v", batches, ref.Err(), low.Err())
 	}
-	_, err = NewDataLoader(g, []int64{0}, s, LoaderOptions{StoreGatherDType: tensor.Int8})
+	_, err = NewDataLoader(g, tensor.FromInt64([]int64{0}), s, LoaderOptions{StoreGatherDType: tensor.Int8})
 	if !errors.Is(err, ErrArgument) {
 		t.Fatalf("StoreGatherDType int8: %v", err)
 	}

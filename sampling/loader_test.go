@@ -47,7 +47,7 @@ func epoch(t *testing.T, dl *DataLoader) []batch {
 
 func newLoader(t testing.TB, g *graph.Graph, seeds []int64, s Sampler, o LoaderOptions) *DataLoader {
 	t.Helper()
-	dl, err := NewDataLoader(g, seeds, s, o)
+	dl, err := NewDataLoader(g, tensor.FromInt64(seeds), s, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestLoaderFeatures(t *testing.T) {
 	d := loadCora(t)
 	g := d.Graph
 	s := NeighborSampler{Fanouts: []int{15, 10}}
-	dl, err := NewDataLoaderTensor(g, g.NData("train_mask"), s, LoaderOptions{BatchSize: 32, Shuffle: true,
+	dl, err := NewDataLoader(g, g.NData("train_mask"), s, LoaderOptions{BatchSize: 32, Shuffle: true,
 		NumWorkers: 2, PrefetchNodeFeats: []string{"feat"}, PrefetchLabels: []string{"label"}})
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +281,7 @@ func TestLoaderFeatures(t *testing.T) {
 		w[i] = float32(i)
 	}
 	_ = g.SetEData("ew", tensor.FromFloat32(w))
-	dl2, err := NewDataLoaderTensor(g, d.ValIdx, s, LoaderOptions{BatchSize: 100, PrefetchEdgeFeats: []string{"ew"}})
+	dl2, err := NewDataLoader(g, d.ValIdx, s, LoaderOptions{BatchSize: 100, PrefetchEdgeFeats: []string{"ew"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,12 +320,12 @@ func TestLoaderErrors(t *testing.T) {
 		{[]int64{1}, s, LoaderOptions{Device: "cuda"}, `Device "cuda"`},
 	}
 	for _, c := range cases {
-		_, err := NewDataLoader(g, c.seeds, c.s, c.o)
+		_, err := NewDataLoader(g, tensor.FromInt64(c.seeds), c.s, c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrArgument) {
 			t.Errorf("%v %+v: error %v, want one naming %q", c.seeds, c.o, err, c.want)
 		}
 	}
-	if _, err := NewDataLoaderTensor(g, tensor.Zeros(3), s, LoaderOptions{}); err == nil || !strings.Contains(err.Error(), "bool mask") {
+	if _, err := NewDataLoader(g, tensor.Zeros(3), s, LoaderOptions{}); err == nil || !strings.Contains(err.Error(), "bool mask") {
 		t.Errorf("float seeds: %v", err)
 	}
 	// A sampler error mid-epoch ends the epoch with that error, and a
@@ -433,7 +433,7 @@ func TestLoaderNoLeak(t *testing.T) {
 		t.Errorf("after Close: err %v", dl.Err())
 	}
 	func() {
-		dl, err := NewDataLoader(g, seeds, s, LoaderOptions{BatchSize: 10, NumWorkers: 3})
+		dl, err := NewDataLoader(g, tensor.FromInt64(seeds), s, LoaderOptions{BatchSize: 10, NumWorkers: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

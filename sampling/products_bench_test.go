@@ -152,7 +152,7 @@ func BenchmarkProductsEpoch(b *testing.B) {
 				model := nn.NewGraphSAGE(nn.SAGEOptions{InFeats: ds.NumFeatures, HiddenFeats: hidden,
 					OutFeats: ds.NumClasses, NumLayers: 3, Dropout: 0.5, Seed: 1})
 				opt := optim.NewAdam(model.Parameters(), optim.AdamOptions{LR: 0.003})
-				dl, err := sampling.NewDataLoaderTensor(ds.Graph, ds.TrainIdx, sampling.NeighborSampler{Fanouts: []int{15, 10, 5}},
+				dl, err := sampling.NewDataLoader(ds.Graph, ds.TrainIdx, sampling.NeighborSampler{Fanouts: []int{15, 10, 5}},
 					sampling.LoaderOptions{BatchSize: 1024, Shuffle: true, Seed: 1, NumWorkers: 1,
 						PrefetchNodeFeats: []string{"feat"}, PrefetchLabels: []string{"label"}})
 				if err != nil {

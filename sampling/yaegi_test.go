@@ -27,6 +27,7 @@ func TestInterpreted(t *testing.T) {
 		"github.com/gnnrepl/gnnrepl/tensor/tensor": {
 			"Tensor":      reflect.ValueOf((*tensor.Tensor)(nil)),
 			"FromFloat32": reflect.ValueOf(tensor.FromFloat32),
+			"FromInt64":   reflect.ValueOf(tensor.FromInt64),
 		},
 		"github.com/gnnrepl/gnnrepl/sampling/sampling": {
 			"NeighborSampler":               reflect.ValueOf((*NeighborSampler)(nil)),
@@ -35,7 +36,6 @@ func TestInterpreted(t *testing.T) {
 			"DataLoader":                    reflect.ValueOf((*DataLoader)(nil)),
 			"Sampler":                       reflect.ValueOf((*Sampler)(nil)),
 			"NewDataLoader":                 reflect.ValueOf(NewDataLoader),
-			"NewDataLoaderTensor":           reflect.ValueOf(NewDataLoaderTensor),
 		},
 	}); err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func run() string {
 	}
 	g.SetNData("feat", tensor.FromFloat32([]float32{0, 1, 2, 3, 4, 5}, 6, 1))
 	sampler := sampling.NeighborSampler{Fanouts: []int{2, 2}}
-	loader, err := sampling.NewDataLoader(g, []int64{3, 4, 5}, sampler,
+	loader, err := sampling.NewDataLoader(g, tensor.FromInt64([]int64{3, 4, 5}), sampler,
 		sampling.LoaderOptions{BatchSize: 2, NumWorkers: 2, PrefetchNodeFeats: []string{"feat"}})
 	if err != nil {
 		panic(err)

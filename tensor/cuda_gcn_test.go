@@ -71,9 +71,14 @@ func trainGCN(t testing.TB, c *coraRun, device string, epochs int, seed int64) (
 		}
 		return y.SetRequiresGrad(true)
 	}
+	// Glorot-uniform weights (nn.XavierUniform's distribution, gain 1).
+	xavier := func(fanIn, fanOut int) *tensor.Tensor {
+		a := float32(math.Sqrt(6 / float64(fanIn+fanOut)))
+		return tensor.Rand(init, -a, a, fanIn, fanOut)
+	}
 	params := []*tensor.Tensor{
-		mk(tensor.XavierUniform(init, c.numFeatures, 16, 1)), mk(tensor.Zeros(16)),
-		mk(tensor.XavierUniform(init, 16, c.numClass, 1)), mk(tensor.Zeros(c.numClass)),
+		mk(xavier(c.numFeatures, 16)), mk(tensor.Zeros(16)),
+		mk(xavier(16, c.numClass)), mk(tensor.Zeros(c.numClass)),
 	}
 	m := make([]*tensor.Tensor, len(params))
 	v := make([]*tensor.Tensor, len(params))

@@ -109,14 +109,6 @@ func Randn(gen *Generator, shape ...int) *Tensor {
 	return t
 }
 
-// XavierUniform returns a (fanIn, fanOut) float32 weight drawn uniformly
-// from ±gain*sqrt(6/(fanIn+fanOut)) (Glorot & Bengio 2010; DGL's and PyG's
-// default for GNN layer weights; gain sqrt(2) for ReLU as in DGL's GATConv).
-func XavierUniform(gen *Generator, fanIn, fanOut int, gain float64) *Tensor {
-	a := float32(gain * math.Sqrt(6/float64(fanIn+fanOut)))
-	return Rand(gen, -a, a, fanIn, fanOut)
-}
-
 // Dropout zeroes each element with probability p and scales the rest by
 // 1/(1-p) when training is set (inverted dropout, Srivastava et al. 2014);
 // otherwise it returns x. The mask comes from gen's counter stream (the

@@ -2,7 +2,7 @@
 // typed into a gnnrepl session that has the preloaded ds, g, sampler, model
 // and opt. The test accuracy is read at the epoch of best validation
 // accuracy. acceptance.TrainSAGE runs the same steps compiled.
-loader, err := sampling.NewDataLoaderTensor(g, ds.TrainIdx, sampler, sampling.LoaderOptions{BatchSize: 32, Shuffle: true, Seed: 1, PrefetchNodeFeats: []string{"feat"}, PrefetchLabels: []string{"label"}})
+loader, err := sampling.NewDataLoader(g, ds.TrainIdx, sampler, sampling.LoaderOptions{BatchSize: 32, Shuffle: true, Seed: 1, PrefetchNodeFeats: []string{"feat"}, PrefetchLabels: []string{"label"}})
 feat, labels := g.NData("feat"), g.NData("label")
 valLabels, testLabels := tensor.IndexSelect(labels, ds.ValIdx), tensor.IndexSelect(labels, ds.TestIdx)
 bestVal, testAcc := 0.0, 0.0

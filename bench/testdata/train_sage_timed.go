@@ -14,7 +14,7 @@ for rep := 0; rep < benchReps; rep++ {
 	// call inside a loop body.
 	var loader *sampling.DataLoader
 	var err error
-	loader, err = sampling.NewDataLoaderTensor(g, ds.TrainIdx, sampler, sampling.LoaderOptions{BatchSize: 32, Shuffle: true, Seed: 1, PrefetchNodeFeats: []string{"feat"}, PrefetchLabels: []string{"label"}})
+	loader, err = sampling.NewDataLoader(g, ds.TrainIdx, sampler, sampling.LoaderOptions{BatchSize: 32, Shuffle: true, Seed: 1, PrefetchNodeFeats: []string{"feat"}, PrefetchLabels: []string{"label"}})
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,6 @@
 // Command gendoc writes builtins/docs_gen.go, the doc table sessions use for
 // inspection and :doc, from the doc comments of the engine packages listed on
-// the yaegi extract go:generate lines of builtins/gen.go.
+// the gensym go:generate lines of builtins/gen.go, less gen.Excluded.
 //
 // Usage (from the builtins directory, as go generate runs it):
 //

@@ -1,0 +1,66 @@
+package sampling_test
+
+import (
+	"fmt"
+
+	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/sampling"
+	"github.com/gnnrepl/gnnrepl/tensor"
+)
+
+// A two-layer neighbour sampler and a DataLoader over a ring of 8 nodes
+// (each node has in-edges from both neighbours, so fanouts of 2 take every
+// in-edge and the blocks do not depend on the random draw): batches of 2
+// seeds, their blocks (input layer first) and the prefetched features, as
+// DGL's
+//
+//	sampler = dgl.dataloading.NeighborSampler([2, 2])
+//	loader = dgl.dataloading.DataLoader(g, seeds, sampler, batch_size=2)
+func Example() {
+	const n = 8
+	var src, dst []int64
+	for v := int64(0); v < n; v++ {
+		src = append(src, (v+n-1)%n, (v+1)%n)
+		dst = append(dst, v, v)
+	}
+	g, err := graph.New(n, src, dst)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	feat := make([]float32, n*3)
+	if err := g.SetNData("feat", tensor.FromFloat32(feat, n, 3)); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	sampler := sampling.NeighborSampler{Fanouts: []int{2, 2}}
+	seeds := tensor.FromInt64([]int64{0, 1, 2, 3})
+	loader, err := sampling.NewDataLoader(g, seeds, sampler, sampling.LoaderOptions{
+		BatchSize: 2, PrefetchNodeFeats: []string{"feat"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer loader.Close()
+	for loader.Next() {
+		blocks := loader.Blocks()
+		fmt.Println("seeds", loader.OutputNodes().Int64s(), "input nodes", loader.InputNodes().Size(0))
+		for l, b := range blocks {
+			fmt.Printf("  block %d: %d src -> %d dst, %d edges\n", l, b.NumSrcNodes(), b.NumDstNodes(), b.NumEdges())
+		}
+		fmt.Println("  feat", blocks[0].SrcData("feat").Shape())
+	}
+	if err := loader.Err(); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// seeds [0 1] input nodes 6
+	//   block 0: 6 src -> 4 dst, 8 edges
+	//   block 1: 4 src -> 2 dst, 4 edges
+	//   feat [6 3]
+	// seeds [2 3] input nodes 6
+	//   block 0: 6 src -> 4 dst, 8 edges
+	//   block 1: 4 src -> 2 dst, 4 edges
+	//   feat [6 3]
+}
