@@ -35,9 +35,11 @@ func (f fakeBackend) Alloc(op string, dt DType, n int, zero bool) Buffer {
 	panicf(ErrDevice, op, "fake device %s has no memory", string(f))
 	return nil
 }
-func (fakeBackend) Release(Buffer) bool   { return false }
-func (fakeBackend) Upload(_, _ *Tensor)   { panic("fake device") }
-func (fakeBackend) Download(_, _ *Tensor) { panic("fake device") }
+func (fakeBackend) Release(Buffer) bool { return false }
+func (fakeBackend) Upload(_, _ *Tensor) { panic("fake device") }
+func (f fakeBackend) Download(_, _ *Tensor) {
+	panicf(ErrDevice, "To", "fake device %s has no memory", string(f))
+}
 func (fakeBackend) CopyDevice(_, _ *Tensor) {
 	panic("fake device")
 }
