@@ -200,10 +200,12 @@ func transpose(x *Tensor) *Tensor {
 // end); every other dimension must agree: e.g. dim 1 of (N, A) and (N, B)
 // -> (N, A+B). Tensors of different float dtypes are first cast to their
 // promoted dtype (PromoteTypes; torch.cat under autocast). Any device, the
-// tensors on one; each input's gradient is its slice of the output
-// gradient. Panics with ErrShape for no tensors, a dimension out of range
-// or shapes that differ elsewhere, ErrDType for a non-float tensor,
-// ErrDevice for tensors on two devices.
+// tensors on one (a GPU copies strided rows in 4-byte words: float16 and
+// bfloat16 pieces of odd row width panic with ErrNotImplemented there);
+// each input's gradient is its slice of the output gradient. Panics with
+// ErrShape for no tensors, a dimension out of range or shapes that differ
+// elsewhere, ErrDType for a non-float tensor, ErrDevice for tensors on two
+// devices.
 // Kernels: CopyRows (cpu_index.go: copyElems; cuda_index.go:
 // gt_copy2d_f32).
 func Concat(ts []*Tensor, dim int) *Tensor {
