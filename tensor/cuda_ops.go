@@ -1,8 +1,6 @@
 package tensor
 
 import (
-	"fmt"
-
 	"github.com/gnnrepl/gnnrepl/kernels"
 )
 
@@ -72,22 +70,4 @@ func cudaAddInPlace(dst, src *Tensor) {
 	deviceOf("Backward", dst, src)
 	d := cudaOf("Backward", dst)
 	d.must("Backward", kernels.AxpyF32(d.s, ptr(src), 1, ptr(dst), dst.n))
-}
-
-// deviceElem reads element off of a device tensor as float64 (Item, At).
-func deviceElem(t *Tensor, off int) float64 {
-	one := &Tensor{shape: []int{1}, dtype: t.dtype, st: t.st, off: t.off + off, n: 1}
-	return elem(download(one), 0)
-}
-
-// deviceString renders a device tensor (its values read back) as String
-// does, with the device named.
-func deviceString(t *Tensor) string {
-	if ds := cudaBufOf(t.st); ds == nil || ds.freed || ds.cuda == nil {
-		return fmt.Sprintf("tensor(<no data>, shape=%v, dtype=%s, device=%s)", t.shape, t.dtype, t.st.device)
-	}
-	h := download(t)
-	h.requiresGrad, h.node = t.requiresGrad, t.node
-	s := h.String()
-	return s[:len(s)-1] + ", device=" + t.st.device + ")"
 }

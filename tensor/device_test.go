@@ -27,17 +27,21 @@ func onFakeDevice(device string, t *Tensor) *Tensor {
 		st: &storage{be: fakeBackend(device), buf: &cudaBuf{}, device: device, n: t.n, bytes: t.Nbytes()}}
 }
 
-// fakeBackend is a device with no memory and no kernels.
+// fakeBackend is a device with no memory: its allocations are empty
+// buffers, its values cannot be read (ErrDevice), and its kernels are those
+// of a CUDA device with no GPU behind it, which panic with
+// ErrNotImplemented where CUDA has no kernel (and fault where it has one).
 type fakeBackend string
 
 func (f fakeBackend) Device() string { return string(f) }
 func (f fakeBackend) Alloc(op string, dt DType, n int, zero bool) Buffer {
-	panicf(ErrDevice, op, "fake device %s has no memory", string(f))
-	return nil
+	return &cudaBuf{}
 }
-func (fakeBackend) Release(Buffer) bool   { return false }
-func (fakeBackend) Upload(_, _ *Tensor)   { panic("fake device") }
-func (fakeBackend) Download(_, _ *Tensor) { panic("fake device") }
+func (fakeBackend) Release(Buffer) bool { return false }
+func (fakeBackend) Upload(_, _ *Tensor) { panic("fake device") }
+func (f fakeBackend) Download(_, _ *Tensor) {
+	panicf(ErrDevice, "To", "fake device %s has no memory", string(f))
+}
 func (fakeBackend) CopyDevice(_, _ *Tensor) {
 	panic("fake device")
 }

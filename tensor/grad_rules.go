@@ -39,6 +39,36 @@ package tensor
 // index.go
 // ---------------------------------------------------------------------
 
+// gradIndexSelect: x's rows receive the scatter-add of g's rows (n rows;
+// float32 accumulation, rounded once for a low-precision g).
+func gradIndexSelect(g, idx *Tensor, n int) *Tensor { return scatterAdd(n, idx, g) }
+
+// gradIndexAdd: src's rows are the gathered rows of g.
+func gradIndexAdd(g, idx *Tensor) *Tensor { return IndexSelect(g, idx) }
+
+// gradNarrow: x's gradient is g padded with zero rows to x's n rows.
+func gradNarrow(g *Tensor, n, start int) *Tensor { return padRows(g, n, start) }
+
+// gradReshape: g viewed in x's shape.
+func gradReshape(g *Tensor, shape []int) *Tensor { return Reshape(g, shape...) }
+
+// gradTranspose: g transposed back.
+func gradTranspose(g *Tensor) *Tensor { return transpose(g) }
+
+// gradConcat: each input that requires grad receives its slice of g along
+// dim (non-negative).
+func gradConcat(g *Tensor, ts []*Tensor, dim int) []*Tensor {
+	gs := make([]*Tensor, len(ts))
+	at := 0
+	for k, t := range ts {
+		if t.requiresGrad {
+			gs[k] = sliceDim(g, dim, at, t.shape[dim])
+		}
+		at += t.shape[dim]
+	}
+	return gs
+}
+
 // (end of index rules)
 //
 //

@@ -1,8 +1,37 @@
 package tensor
 
-// IndexKernels are the primitive kernels of this file's ops: row gathers and scatter-adds by an int64 index, strided row copies and transposes.
-// Every Backend implements them (cpu_*.go, cuda_*.go, meta.go).
-type IndexKernels interface{}
+// Gathers, scatters, views and copies of rows: IndexSelect, IndexAdd,
+// Narrow, Reshape, Transpose, Concat. Each op is written once for every
+// device and dtype; the arithmetic is the IndexKernels of the tensors'
+// Backend (cpu_index.go, cuda_index.go, meta.go) and the gradients are in
+// grad_rules.go.
+
+// IndexKernels are the primitive kernels of this file's ops: row gathers
+// and scatter-adds by an int64 index, strided row copies and transposes.
+// Every Backend implements them (cpu_index.go, cuda_index.go, meta.go).
+// The tensors are on the backend's device, their shapes and dtypes were
+// checked by the op, indices were checked against the rows they address,
+// and outputs were allocated by the op.
+type IndexKernels interface {
+	// GatherRows copies rows: out[i] = x[idx[i]] for x (N, ...) of any
+	// dtype, idx (M) int64 in [0, N), out (M, ...) of x's dtype
+	// (torch.index_select along dim 0).
+	GatherRows(out, x, idx *Tensor)
+	// ScatterAddRows accumulates rows: out[idx[i]] += src[i] for src
+	// (M, ...) float32, idx (M) int64 in [0, N), out (N, ...) float32
+	// holding what is added to (zeros from the op). Repeated indices add in
+	// increasing i on the CPU (float32 atomics, in any order, on a GPU).
+	ScatterAddRows(out, idx, src *Tensor)
+	// CopyRows copies rows rows of w elements between strided layouts: row
+	// r is src's elements [so + r*ss, so + r*ss + w) into dst's elements
+	// [do + r*ds, do + r*ds + w), counted from each tensor's first element;
+	// dst and src have one dtype and do not overlap. Nothing happens when
+	// rows or w is 0.
+	CopyRows(dst *Tensor, do, ds int, src *Tensor, so, ss, rows, w int)
+	// Transpose writes the transpose of the 2-D x (M, N) into out (N, M),
+	// of x's dtype.
+	Transpose(out, x *Tensor)
+}
 
 // rowSize returns the elements per row along dimension 0.
 func rowSize(t *Tensor) int {
@@ -16,124 +45,105 @@ func rowSize(t *Tensor) int {
 	return r
 }
 
-func checkIndex(op string, idx *Tensor, n int) []int64 {
-	if idx.dtype != Int64 || idx.Dim() != 1 {
-		panicf(ErrDType, op, "index must be a 1-D int64 tensor, got %s of shape %v", idx.dtype, idx.shape)
-	}
-	ids := idx.Int64s()
-	for i, v := range ids {
-		if v < 0 || v >= int64(n) {
-			panicf(ErrIndex, op, "index %d at position %d is outside [0, %d)", v, i, n)
-		}
-	}
-	return ids
-}
+// rowsShape is shape with its first dimension replaced by rows.
+func rowsShape(rows int, shape []int) []int { return append([]int{rows}, shape[1:]...) }
 
 // IndexSelect gathers rows: out[i] = x[idx[i]], (N, ...) x (M) int64 -> (M,
-// ...), any dtype (torch.index_select along dim 0). Float32 results carry
-// gradients (a scatter-add back into x). Panics with ErrIndex naming the
-// first index outside [0, N).
+// ...), any dtype (torch.index_select along dim 0), on any device: x and
+// idx on one device (a GPU gathers rows as bytes; bool and int8 rows of odd
+// length panic with ErrNotImplemented there). Float results carry
+// gradients: a scatter-add back into x's rows, accumulated in float32 and
+// rounded once for float16 and bfloat16. Panics with ErrIndex naming the
+// first index outside [0, N), ErrDType for an index that is not 1-D int64,
+// ErrDevice for tensors on two devices.
+// Kernels: cpu_index.go (GatherRows), cuda_index.go (kernels.GatherRows).
 func IndexSelect(x, idx *Tensor) *Tensor {
 	defer hookOp("IndexSelect")()
-	if d := deviceOf("IndexSelect", x, idx); d != "cpu" {
-		return cudaIndexSelect(x, idx)
-	}
+	be := backendOf("IndexSelect", x, idx)
 	n := x.Size(0)
-	ids := checkIndex("IndexSelect", idx, n)
-	f := rowSize(x)
-	shape := append([]int{len(ids)}, x.shape[1:]...)
-	out := Empty(x.dtype, shape...) // every row is copied
-	switch x.dtype {
-	case Float32:
-		od, xd := out.Float32s(), x.Float32s()
-		parallelFor(len(ids), 1+(1<<14)/(f+1), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				copy(od[i*f:(i+1)*f], xd[int(ids[i])*f:int(ids[i]+1)*f])
-			}
-		})
-	case Int64:
-		od, xd := out.Int64s(), x.Int64s()
-		for i, v := range ids {
-			copy(od[i*f:(i+1)*f], xd[int(v)*f:int(v+1)*f])
-		}
-	case Bool:
-		od, xd := out.Bools(), x.Bools()
-		for i, v := range ids {
-			copy(od[i*f:(i+1)*f], xd[int(v)*f:int(v+1)*f])
-		}
-	case Float16, BFloat16:
-		od, xd := out.Uint16s(), x.Uint16s()
-		parallelFor(len(ids), 1+(1<<14)/(f+1), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				copy(od[i*f:(i+1)*f], xd[int(ids[i])*f:int(ids[i]+1)*f])
-			}
-		})
-	case Int8:
-		od, xd := out.Int8s(), x.Int8s()
-		for i, v := range ids {
-			copy(od[i*f:(i+1)*f], xd[int(v)*f:int(v+1)*f])
-		}
-	}
+	checkDevIndex("IndexSelect", idx, n)
+	out := emptyOn("IndexSelect", be, x.dtype, false, rowsShape(idx.shape[0], x.shape)...) // every row is copied
+	be.GatherRows(out, x, idx)
 	return record(out, "IndexSelect", []*Tensor{x}, func(g *Tensor) []*Tensor {
-		if g.dtype != Float32 { // accumulate in float32, round once
-			return []*Tensor{castRaw(indexAdd(n, ids, castRaw(g, Float32)), g.dtype)}
-		}
-		return []*Tensor{indexAdd(n, ids, g)}
+		return []*Tensor{gradIndexSelect(g, idx, n)}
 	})
 }
 
-// indexAdd is out[ids[i]] += src[i] into n zero rows (parallel over
-// destination rows: indexAddFast in sparse_fast.go).
-func indexAdd(n int, ids []int64, src *Tensor) *Tensor { return indexAddFast(n, ids, src) }
-
 // IndexAdd scatters rows with addition into n zero rows: out[idx[i]] +=
-// src[i], (M, ...) float32 with idx (M) int64 -> (n, ...)
-// (torch.Tensor.index_add_ on zeros, PyG's scatter(reduce="sum")).
+// src[i], (M, ...) float with idx (M) int64 -> (n, ...) of src's dtype
+// (torch.Tensor.index_add_ on zeros, PyG's scatter(reduce="sum")), on any
+// device. Float16 and bfloat16 rows are accumulated in float32 and rounded
+// once. Panics with ErrDType for a non-float src or an index that is not
+// 1-D int64, ErrIndex naming the first index outside [0, n), ErrShape when
+// idx and src disagree on M, ErrDevice for tensors on two devices.
+// Kernels: cpu_index.go (ScatterAddRows: indexAddFast's loop),
+// cuda_index.go (kernels.ScatterAddRowsF32).
 func IndexAdd(n int, idx, src *Tensor) *Tensor {
 	defer hookOp("IndexAdd")()
-	if d := deviceOf("IndexAdd", idx, src); d != "cpu" {
-		return cudaIndexAdd(n, idx, src)
-	}
+	backendOf("IndexAdd", idx, src)
 	checkFloats("IndexAdd", src)
-	ids := checkIndex("IndexAdd", idx, n)
-	if len(ids) != src.Size(0) {
-		panicf(ErrShape, "IndexAdd", "index has %d entries but src has %d rows (shape %v)", len(ids), src.Size(0), src.shape)
+	checkDevIndex("IndexAdd", idx, n)
+	if idx.shape[0] != src.Size(0) {
+		panicf(ErrShape, "IndexAdd", "index has %d entries but src has %d rows (shape %v)", idx.shape[0], src.Size(0), src.shape)
 	}
-	var out *Tensor
-	if src.dtype == Float32 {
-		out = indexAdd(n, ids, src)
-	} else { // accumulated in float32, rounded once into src's dtype
-		out = castRaw(indexAdd(n, ids, castRaw(src, Float32)), src.dtype)
-	}
+	out := scatterAdd(n, idx, src)
 	return record(out, "IndexAdd", []*Tensor{src}, func(g *Tensor) []*Tensor {
-		return []*Tensor{IndexSelect(g, idx)}
+		return []*Tensor{gradIndexAdd(g, idx)}
 	})
+}
+
+// scatterAdd is IndexAdd without checks or history (idx is valid for n
+// rows): the rows are added in float32 (a float16 or bfloat16 src through a
+// float32 copy, the result rounded once into src's dtype).
+func scatterAdd(n int, idx, src *Tensor) *Tensor {
+	be := backendOf("IndexAdd", idx, src)
+	s := castData(src, Float32)
+	out := emptyOn("IndexAdd", be, Float32, true, rowsShape(n, src.shape)...)
+	be.ScatterAddRows(out, idx, s)
+	return castData(out, src.dtype)
+}
+
+// castData is t.Cast(dt) without history: t itself when it has dtype dt,
+// else a new tensor (an op's float32 working copy).
+func castData(t *Tensor, dt DType) *Tensor {
+	if t.dtype == dt {
+		return t
+	}
+	return t.Detach().Cast(dt)
 }
 
 // Narrow returns rows [start, start+length) of x as a view sharing its
-// storage: (N, ...) -> (length, ...). DGL blocks use it to take the
-// destination nodes' rows, which come first among the source nodes.
+// storage: (N, ...) -> (length, ...), any dtype and device (no copy).
+// DGL blocks use it to take the destination nodes' rows, which come first
+// among the source nodes. The gradient is the output gradient padded with
+// zero rows. Panics with ErrIndex for rows outside [0, N).
+// Kernels: none forward; the gradient copies rows (CopyRows).
 func Narrow(x *Tensor, start, length int) *Tensor {
 	defer hookOp("Narrow")()
-	if d := deviceOf("Narrow", x); d != "cpu" {
-		return cudaNarrow(x, start, length)
-	}
 	n := x.Size(0)
 	if start < 0 || length < 0 || start+length > n {
 		panicf(ErrIndex, "Narrow", "rows [%d, %d) outside a tensor of shape %v", start, start+length, x.shape)
 	}
 	f := rowSize(x)
-	shape := append([]int{length}, x.shape[1:]...)
-	out := &Tensor{shape: shape, dtype: x.dtype, st: x.st, off: x.off + start*f, n: length * f}
+	out := &Tensor{shape: rowsShape(length, x.shape), dtype: x.dtype, st: x.st, off: x.off + start*f, n: length * f}
 	return record(out, "Narrow", []*Tensor{x}, func(g *Tensor) []*Tensor {
-		gx := New(g.dtype, x.shape...)
-		copyElems(gx, start*f, g, 0, g.n)
-		return []*Tensor{gx}
+		return []*Tensor{gradNarrow(g, n, start)}
 	})
 }
 
+// padRows returns zeros of g's dtype with rows [start, start+g.Size(0)) of
+// n set to g: (M, ...) -> (n, ...), without history.
+func padRows(g *Tensor, n, start int) *Tensor {
+	be := backendOf("Narrow", g)
+	out := emptyOn("Narrow", be, g.dtype, true, rowsShape(n, g.shape)...)
+	be.CopyRows(out, start*rowSize(g), 0, g, 0, 0, 1, g.n)
+	return out
+}
+
 // Reshape returns a view of x with a new shape holding the same number of
-// elements; one dimension may be -1 and is inferred.
+// elements; one dimension may be -1 and is inferred. Any dtype and device
+// (no copy); the gradient is the output gradient viewed in x's shape.
+// Panics with ErrShape for more than one -1 or a different element count.
 func Reshape(x *Tensor, shape ...int) *Tensor {
 	defer hookOp("Reshape")()
 	shape = append([]int(nil), shape...)
@@ -156,85 +166,54 @@ func Reshape(x *Tensor, shape ...int) *Tensor {
 	}
 	out := &Tensor{shape: shape, dtype: x.dtype, st: x.st, off: x.off, n: x.n}
 	return record(out, "Reshape", []*Tensor{x}, func(g *Tensor) []*Tensor {
-		return []*Tensor{Reshape(g, x.shape...)}
+		return []*Tensor{gradReshape(g, x.shape)}
 	})
 }
 
-// Transpose returns the transpose of a 2-D tensor: (M, N) -> (N, M), copied.
+// Transpose returns the transpose of a 2-D tensor: (M, N) -> (N, M),
+// copied, any dtype on the CPU and float32 on a GPU (other dtypes panic
+// with ErrNotImplemented there). The gradient is the output gradient
+// transposed. Panics with ErrShape for a tensor that is not 2-D.
+// Kernels: cpu_index.go (a blocked loop for float32), cuda_index.go
+// (gt_transpose_f32).
 func Transpose(x *Tensor) *Tensor {
 	defer hookOp("Transpose")()
-	if d := deviceOf("Transpose", x); d != "cpu" {
-		return cudaTranspose(x)
-	}
+	backendOf("Transpose", x)
 	if x.Dim() != 2 {
 		panicf(ErrShape, "Transpose", "needs a 2-D tensor, got shape %v", x.shape)
 	}
-	out := transpose2(x)
+	out := transpose(x)
 	return record(out, "Transpose", []*Tensor{x}, func(g *Tensor) []*Tensor {
-		return []*Tensor{transpose2(g)}
+		return []*Tensor{gradTranspose(g)}
 	})
 }
 
-func transpose2(x *Tensor) *Tensor {
-	m, n := x.shape[0], x.shape[1]
-	out := New(x.dtype, n, m)
-	switch x.dtype {
-	case Float32:
-		od, xd := out.Float32s(), x.Float32s()
-		const bs = 32
-		for i0 := 0; i0 < m; i0 += bs {
-			for j0 := 0; j0 < n; j0 += bs {
-				for i := i0; i < i0+bs && i < m; i++ {
-					for j := j0; j < j0+bs && j < n; j++ {
-						od[j*m+i] = xd[i*n+j]
-					}
-				}
-			}
-		}
-	case Int64:
-		od, xd := out.Int64s(), x.Int64s()
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				od[j*m+i] = xd[i*n+j]
-			}
-		}
-	case Bool:
-		od, xd := out.Bools(), x.Bools()
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				od[j*m+i] = xd[i*n+j]
-			}
-		}
-	case Float16, BFloat16:
-		od, xd := out.Uint16s(), x.Uint16s()
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				od[j*m+i] = xd[i*n+j]
-			}
-		}
-	case Int8:
-		od, xd := out.Int8s(), x.Int8s()
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				od[j*m+i] = xd[i*n+j]
-			}
-		}
-	}
+// transpose is Transpose of a 2-D x without checks or history.
+func transpose(x *Tensor) *Tensor {
+	be := backendOf("Transpose", x)
+	out := emptyOn("Transpose", be, x.dtype, false, x.shape[1], x.shape[0]) // every element is written
+	be.Transpose(out, x)
 	return out
 }
 
-// Concat joins float tensors along dimension dim; every other dimension
-// must agree: e.g. dim 1 of (N, A) and (N, B) -> (N, A+B). Tensors of
-// different float dtypes are first cast to their promoted dtype
-// (PromoteTypes; torch.cat under autocast).
+// Concat joins float tensors along dimension dim (negative counts from the
+// end); every other dimension must agree: e.g. dim 1 of (N, A) and (N, B)
+// -> (N, A+B). Tensors of different float dtypes are first cast to their
+// promoted dtype (PromoteTypes; torch.cat under autocast). Any device, the
+// tensors on one (a GPU copies strided rows in 4-byte words: float16 and
+// bfloat16 pieces of odd row width panic with ErrNotImplemented there);
+// each input's gradient is its slice of the output gradient. Panics with
+// ErrShape for no tensors, a dimension out of range or shapes that differ
+// elsewhere, ErrDType for a non-float tensor, ErrDevice for tensors on two
+// devices.
+// Kernels: CopyRows (cpu_index.go: copyElems; cuda_index.go:
+// gt_copy2d_f32).
 func Concat(ts []*Tensor, dim int) *Tensor {
 	defer hookOp("Concat")()
 	if len(ts) == 0 {
 		panicf(ErrShape, "Concat", "no tensors to concatenate")
 	}
-	if d := deviceOf("Concat", ts...); d != "cpu" {
-		return cudaConcat(ts, dim)
-	}
+	be := backendOf("Concat", ts...)
 	checkFloats("Concat", ts...)
 	pd := ts[0].dtype
 	for _, t := range ts[1:] {
@@ -270,30 +249,27 @@ func Concat(ts []*Tensor, dim int) *Tensor {
 		shape[dim] += t.shape[dim]
 	}
 	outer, total, inner := splitAt(shape, dim)
-	out := New(pd, shape...)
-	offs := make([]int, len(ts))
+	out := emptyOn("Concat", be, pd, false, shape...) // every element is copied
 	at := 0
-	for k, t := range ts {
-		offs[k] = at
+	for _, t := range ts {
 		w := t.shape[dim] * inner
-		for o := 0; o < outer; o++ {
-			copyElems(out, o*total*inner+at*inner, t, o*w, w)
-		}
+		be.CopyRows(out, at*inner, total*inner, t, 0, w, outer, w)
 		at += t.shape[dim]
 	}
 	return record(out, "Concat", ts, func(g *Tensor) []*Tensor {
-		gs := make([]*Tensor, len(ts))
-		for k, t := range ts {
-			if !t.requiresGrad {
-				continue
-			}
-			gt := New(g.dtype, t.shape...)
-			w := t.shape[dim] * inner
-			for o := 0; o < outer; o++ {
-				copyElems(gt, o*w, g, o*total*inner+offs[k]*inner, w)
-			}
-			gs[k] = gt
-		}
-		return gs
+		return gradConcat(g, ts, dim)
 	})
+}
+
+// sliceDim returns elements [start, start+width) of g along dimension dim,
+// copied, without history (the gradient of one Concat input).
+func sliceDim(g *Tensor, dim, start, width int) *Tensor {
+	be := backendOf("Concat", g)
+	outer, total, inner := splitAt(g.shape, dim)
+	shape := append([]int(nil), g.shape...)
+	shape[dim] = width
+	out := emptyOn("Concat", be, g.dtype, false, shape...) // every element is copied
+	w := width * inner
+	be.CopyRows(out, 0, w, g, start*inner, total*inner, outer, w)
+	return out
 }

@@ -85,6 +85,11 @@ func (*metaBackend) Synchronize() error          { return nil }
 // index kernels: nothing to compute on the meta device.
 // ---------------------------------------------------------------------
 
+func (*metaBackend) GatherRows(out, x, idx *Tensor)                                     {}
+func (*metaBackend) ScatterAddRows(out, idx, src *Tensor)                               {}
+func (*metaBackend) CopyRows(dst *Tensor, do, ds int, src *Tensor, so, ss, rows, w int) {}
+func (*metaBackend) Transpose(out, x *Tensor)                                           {}
+
 // (end of index kernels)
 //
 //

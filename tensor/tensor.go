@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -231,9 +232,17 @@ func (t *Tensor) Item() float64 {
 		panicf(ErrShape, "Item", "tensor of shape %v has %d elements, want 1", t.shape, t.n)
 	}
 	if t.st.device != "cpu" {
-		return deviceElem(t, 0) // reads the device (a synchronization)
+		return deviceElem(t, 0)
 	}
 	return elem(t, 0)
+}
+
+// deviceElem reads element off of a tensor on another device than the CPU
+// as float64 (Item, At) by downloading it (on a GPU a synchronization); a
+// meta tensor panics with ErrDevice.
+func deviceElem(t *Tensor, off int) float64 {
+	one := &Tensor{shape: []int{1}, dtype: t.dtype, st: t.st, off: t.off + off, n: 1}
+	return elem(download(one), 0)
 }
 
 // At returns the element at the given indices as float64.
@@ -351,6 +360,22 @@ func (t *Tensor) String() string {
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// deviceString renders a tensor on another device than the CPU as String
+// does, with the device named: its values are downloaded, and a device that
+// holds none (meta, a freed storage) shows <no data>.
+func deviceString(t *Tensor) string {
+	var h *Tensor
+	if err := Catch(func() { h = download(t) }); err != nil {
+		if !errors.Is(err, ErrDevice) {
+			panic(err)
+		}
+		return fmt.Sprintf("tensor(<no data>, shape=%v, dtype=%s, device=%s)", t.shape, t.dtype, t.st.device)
+	}
+	h.requiresGrad, h.node = t.requiresGrad, t.node
+	s := h.String()
+	return s[:len(s)-1] + ", device=" + t.st.device + ")"
 }
 
 func writeValues(b *strings.Builder, t *Tensor, dim, off int) {
