@@ -21,6 +21,7 @@ func init() {
 		"AutocastState":             reflect.ValueOf(tensor.AutocastState),
 		"BFloat16":                  reflect.ValueOf(tensor.BFloat16),
 		"BLASName":                  reflect.ValueOf(tensor.BLASName),
+		"Backends":                  reflect.ValueOf(tensor.Backends),
 		"Bool":                      reflect.ValueOf(tensor.Bool),
 		"CUDAAvailable":             reflect.ValueOf(tensor.CUDAAvailable),
 		"CUDAStatus":                reflect.ValueOf(tensor.CUDAStatus),
@@ -37,6 +38,7 @@ func init() {
 		"EdgeSoftmax":               reflect.ValueOf(tensor.EdgeSoftmax),
 		"Empty":                     reflect.ValueOf(tensor.Empty),
 		"EmptyCache":                reflect.ValueOf(tensor.EmptyCache),
+		"EmptyOn":                   reflect.ValueOf(tensor.EmptyOn),
 		"ErrCUDA":                   reflect.ValueOf(&tensor.ErrCUDA).Elem(),
 		"ErrCheckpoint":             reflect.ValueOf(&tensor.ErrCheckpoint).Elem(),
 		"ErrDType":                  reflect.ValueOf(&tensor.ErrDType).Elem(),
@@ -82,12 +84,14 @@ func init() {
 		"NewGenerator":              reflect.ValueOf(tensor.NewGenerator),
 		"NoGrad":                    reflect.ValueOf(tensor.NoGrad),
 		"Ones":                      reflect.ValueOf(tensor.Ones),
+		"OpenBackend":               reflect.ValueOf(tensor.OpenBackend),
 		"ParseDevice":               reflect.ValueOf(tensor.ParseDevice),
 		"Pow":                       reflect.ValueOf(tensor.Pow),
 		"PromoteTypes":              reflect.ValueOf(tensor.PromoteTypes),
 		"Rand":                      reflect.ValueOf(tensor.Rand),
 		"Randn":                     reflect.ValueOf(tensor.Randn),
 		"ReLU":                      reflect.ValueOf(tensor.ReLU),
+		"RegisterBackend":           reflect.ValueOf(tensor.RegisterBackend),
 		"ResetPeakMemoryStats":      reflect.ValueOf(tensor.ResetPeakMemoryStats),
 		"Reshape":                   reflect.ValueOf(tensor.Reshape),
 		"SDDMM":                     reflect.ValueOf(tensor.SDDMM),
@@ -108,20 +112,232 @@ func init() {
 		"SumDim":                    reflect.ValueOf(tensor.SumDim),
 		"Synchronize":               reflect.ValueOf(tensor.Synchronize),
 		"Tanh":                      reflect.ValueOf(tensor.Tanh),
+		"TensorBuffer":              reflect.ValueOf(tensor.TensorBuffer),
 		"TotalAllocatedBytes":       reflect.ValueOf(tensor.TotalAllocatedBytes),
 		"Transpose":                 reflect.ValueOf(tensor.Transpose),
 		"XavierUniform":             reflect.ValueOf(tensor.XavierUniform),
 		"Zeros":                     reflect.ValueOf(tensor.Zeros),
 		"ZerosLike":                 reflect.ValueOf(tensor.ZerosLike),
+		"ZerosOn":                   reflect.ValueOf(tensor.ZerosOn),
 
 		// type definitions
-		"AdamConfig": reflect.ValueOf((*tensor.AdamConfig)(nil)),
-		"Adj":        reflect.ValueOf((*tensor.Adj)(nil)),
-		"DType":      reflect.ValueOf((*tensor.DType)(nil)),
-		"Error":      reflect.ValueOf((*tensor.Error)(nil)),
-		"Gemm":       reflect.ValueOf((*tensor.Gemm)(nil)),
-		"Generator":  reflect.ValueOf((*tensor.Generator)(nil)),
-		"OpHook":     reflect.ValueOf((*tensor.OpHook)(nil)),
-		"Tensor":     reflect.ValueOf((*tensor.Tensor)(nil)),
+		"AdamConfig":         reflect.ValueOf((*tensor.AdamConfig)(nil)),
+		"Adj":                reflect.ValueOf((*tensor.Adj)(nil)),
+		"Backend":            reflect.ValueOf((*tensor.Backend)(nil)),
+		"BackendInfo":        reflect.ValueOf((*tensor.BackendInfo)(nil)),
+		"BackendKind":        reflect.ValueOf((*tensor.BackendKind)(nil)),
+		"Buffer":             reflect.ValueOf((*tensor.Buffer)(nil)),
+		"CoreBackend":        reflect.ValueOf((*tensor.CoreBackend)(nil)),
+		"DType":              reflect.ValueOf((*tensor.DType)(nil)),
+		"ElementwiseKernels": reflect.ValueOf((*tensor.ElementwiseKernels)(nil)),
+		"Error":              reflect.ValueOf((*tensor.Error)(nil)),
+		"Gemm":               reflect.ValueOf((*tensor.Gemm)(nil)),
+		"Generator":          reflect.ValueOf((*tensor.Generator)(nil)),
+		"IndexKernels":       reflect.ValueOf((*tensor.IndexKernels)(nil)),
+		"MatMulKernels":      reflect.ValueOf((*tensor.MatMulKernels)(nil)),
+		"OpHook":             reflect.ValueOf((*tensor.OpHook)(nil)),
+		"RandomKernels":      reflect.ValueOf((*tensor.RandomKernels)(nil)),
+		"ReduceKernels":      reflect.ValueOf((*tensor.ReduceKernels)(nil)),
+		"SparseKernels":      reflect.ValueOf((*tensor.SparseKernels)(nil)),
+		"StepKernels":        reflect.ValueOf((*tensor.StepKernels)(nil)),
+		"Tensor":             reflect.ValueOf((*tensor.Tensor)(nil)),
+
+		// interface wrapper definitions
+		"_Backend":            reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_Backend)(nil)),
+		"_Buffer":             reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_Buffer)(nil)),
+		"_CoreBackend":        reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_CoreBackend)(nil)),
+		"_ElementwiseKernels": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels)(nil)),
+		"_IndexKernels":       reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_IndexKernels)(nil)),
+		"_MatMulKernels":      reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_MatMulKernels)(nil)),
+		"_RandomKernels":      reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_RandomKernels)(nil)),
+		"_ReduceKernels":      reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_ReduceKernels)(nil)),
+		"_SparseKernels":      reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_SparseKernels)(nil)),
+		"_StepKernels":        reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_StepKernels)(nil)),
 	}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_Backend is an interface wrapper for Backend type
+type _github_com_gnnrepl_gnnrepl_tensor_Backend struct {
+	IValue              interface{}
+	WAlloc              func(op string, dt tensor.DType, n int, zero bool) tensor.Buffer
+	WArgMax             func(out *tensor.Tensor, x *tensor.Tensor)
+	WCopyDevice         func(dst *tensor.Tensor, src *tensor.Tensor)
+	WCountEqual         func(a *tensor.Tensor, b *tensor.Tensor) int
+	WDevice             func() string
+	WDownload           func(dst *tensor.Tensor, src *tensor.Tensor)
+	WExpandDim          func(out *tensor.Tensor, g *tensor.Tensor, outer int, d int, inner int)
+	WLogSoftmax         func(out *tensor.Tensor, x *tensor.Tensor)
+	WLogSoftmaxBackward func(gx *tensor.Tensor, out *tensor.Tensor, g *tensor.Tensor)
+	WNLLLoss            func(out *tensor.Tensor, logp *tensor.Tensor, targets *tensor.Tensor)
+	WNLLLossBackward    func(gl *tensor.Tensor, g *tensor.Tensor, targets *tensor.Tensor)
+	WRelease            func(buf tensor.Buffer) bool
+	WSum                func(out *tensor.Tensor, x *tensor.Tensor)
+	WSumDim             func(out *tensor.Tensor, x *tensor.Tensor, outer int, d int, inner int)
+	WSynchronize        func() error
+	WUpload             func(dst *tensor.Tensor, src *tensor.Tensor)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Alloc(op string, dt tensor.DType, n int, zero bool) tensor.Buffer {
+	return W.WAlloc(op, dt, n, zero)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) ArgMax(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WArgMax(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) CopyDevice(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WCopyDevice(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) CountEqual(a *tensor.Tensor, b *tensor.Tensor) int {
+	return W.WCountEqual(a, b)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Device() string {
+	return W.WDevice()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Download(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WDownload(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) ExpandDim(out *tensor.Tensor, g *tensor.Tensor, outer int, d int, inner int) {
+	W.WExpandDim(out, g, outer, d, inner)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) LogSoftmax(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WLogSoftmax(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) LogSoftmaxBackward(gx *tensor.Tensor, out *tensor.Tensor, g *tensor.Tensor) {
+	W.WLogSoftmaxBackward(gx, out, g)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) NLLLoss(out *tensor.Tensor, logp *tensor.Tensor, targets *tensor.Tensor) {
+	W.WNLLLoss(out, logp, targets)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) NLLLossBackward(gl *tensor.Tensor, g *tensor.Tensor, targets *tensor.Tensor) {
+	W.WNLLLossBackward(gl, g, targets)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Release(buf tensor.Buffer) bool {
+	return W.WRelease(buf)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Sum(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WSum(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) SumDim(out *tensor.Tensor, x *tensor.Tensor, outer int, d int, inner int) {
+	W.WSumDim(out, x, outer, d, inner)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Synchronize() error {
+	return W.WSynchronize()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Upload(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WUpload(dst, src)
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_Buffer is an interface wrapper for Buffer type
+type _github_com_gnnrepl_gnnrepl_tensor_Buffer struct {
+	IValue interface{}
+	WBytes func() int64
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_Buffer) Bytes() int64 {
+	return W.WBytes()
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_CoreBackend is an interface wrapper for CoreBackend type
+type _github_com_gnnrepl_gnnrepl_tensor_CoreBackend struct {
+	IValue       interface{}
+	WAlloc       func(op string, dt tensor.DType, n int, zero bool) tensor.Buffer
+	WCopyDevice  func(dst *tensor.Tensor, src *tensor.Tensor)
+	WDevice      func() string
+	WDownload    func(dst *tensor.Tensor, src *tensor.Tensor)
+	WRelease     func(buf tensor.Buffer) bool
+	WSynchronize func() error
+	WUpload      func(dst *tensor.Tensor, src *tensor.Tensor)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Alloc(op string, dt tensor.DType, n int, zero bool) tensor.Buffer {
+	return W.WAlloc(op, dt, n, zero)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) CopyDevice(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WCopyDevice(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Device() string {
+	return W.WDevice()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Download(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WDownload(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Release(buf tensor.Buffer) bool {
+	return W.WRelease(buf)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Synchronize() error {
+	return W.WSynchronize()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Upload(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WUpload(dst, src)
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels is an interface wrapper for ElementwiseKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_IndexKernels is an interface wrapper for IndexKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_IndexKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels is an interface wrapper for MatMulKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_RandomKernels is an interface wrapper for RandomKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_RandomKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels is an interface wrapper for ReduceKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels struct {
+	IValue              interface{}
+	WArgMax             func(out *tensor.Tensor, x *tensor.Tensor)
+	WCountEqual         func(a *tensor.Tensor, b *tensor.Tensor) int
+	WExpandDim          func(out *tensor.Tensor, g *tensor.Tensor, outer int, d int, inner int)
+	WLogSoftmax         func(out *tensor.Tensor, x *tensor.Tensor)
+	WLogSoftmaxBackward func(gx *tensor.Tensor, out *tensor.Tensor, g *tensor.Tensor)
+	WNLLLoss            func(out *tensor.Tensor, logp *tensor.Tensor, targets *tensor.Tensor)
+	WNLLLossBackward    func(gl *tensor.Tensor, g *tensor.Tensor, targets *tensor.Tensor)
+	WSum                func(out *tensor.Tensor, x *tensor.Tensor)
+	WSumDim             func(out *tensor.Tensor, x *tensor.Tensor, outer int, d int, inner int)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) ArgMax(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WArgMax(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) CountEqual(a *tensor.Tensor, b *tensor.Tensor) int {
+	return W.WCountEqual(a, b)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) ExpandDim(out *tensor.Tensor, g *tensor.Tensor, outer int, d int, inner int) {
+	W.WExpandDim(out, g, outer, d, inner)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) LogSoftmax(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WLogSoftmax(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) LogSoftmaxBackward(gx *tensor.Tensor, out *tensor.Tensor, g *tensor.Tensor) {
+	W.WLogSoftmaxBackward(gx, out, g)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) NLLLoss(out *tensor.Tensor, logp *tensor.Tensor, targets *tensor.Tensor) {
+	W.WNLLLoss(out, logp, targets)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) NLLLossBackward(gl *tensor.Tensor, g *tensor.Tensor, targets *tensor.Tensor) {
+	W.WNLLLossBackward(gl, g, targets)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) Sum(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WSum(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) SumDim(out *tensor.Tensor, x *tensor.Tensor, outer int, d int, inner int) {
+	W.WSumDim(out, x, outer, d, inner)
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_SparseKernels is an interface wrapper for SparseKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_SparseKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_StepKernels is an interface wrapper for StepKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_StepKernels struct {
+	IValue interface{}
 }
