@@ -4,45 +4,23 @@ import (
 	"github.com/gnnrepl/gnnrepl/kernels"
 )
 
-// fillFrom returns a tensor of shape filled with scale * s[0], s a device
-// scalar.
-func fillFrom(op string, s *Tensor, scale float32, shape []int) *Tensor {
-	d := cudaOf(op, s)
-	out := d.empty(op, Float32, shape)
-	d.launch1D(op, "gt_fill_from_f32", int64(out.n), ptr(s), scale, ptr(out), int64(out.n))
-	return out
-}
+// The CUDA ReduceKernels (reduce.go, softmax.go): the kernels package's
+// reductions and log-softmax, and cuda_ops.cu's fill, broadcast, arg-max
+// and NLL kernels. They queue work on the device's stream and read nothing
+// back, except CountEqual. Only float32 has kernels (the ops reduce
+// float16 and bfloat16 in float32); ArgMax of another dtype panics with
+// ErrNotImplemented.
 
-func cudaSum(x *Tensor) *Tensor {
-	checkFloat("Sum", x)
-	d := cudaOf("Sum", x)
-	out := d.zeros("Sum", Float32, []int{})
-	if x.n > 0 {
-		d.must("Sum", kernels.SumF32(d.s, ptr(x), x.n, ptr(out), 1))
+func (d *cudaDevice) Sum(out, x *Tensor) {
+	if x.n == 0 {
+		d.must("Sum", kernels.FillF32(d.s, ptr(out), 0, 1))
+		return
 	}
-	return record(out, "Sum", []*Tensor{x}, func(g *Tensor) []*Tensor {
-		return []*Tensor{fillFrom("Sum", g, 1, x.shape)}
-	})
+	d.must("Sum", kernels.SumF32(d.s, ptr(x), x.n, ptr(out), 1))
 }
 
-func cudaSumDim(x *Tensor, dim int, keepDim bool) *Tensor {
+func (d *cudaDevice) SumDim(out, x *Tensor, outer, dd, inner int) {
 	const op = "SumDim"
-	checkFloat(op, x)
-	if dim < 0 {
-		dim += x.Dim()
-	}
-	if dim < 0 || dim >= x.Dim() {
-		panicf(ErrShape, op, "dimension %d out of range for shape %v", dim, x.shape)
-	}
-	outer, dd, inner := splitAt(x.shape, dim)
-	keep := append([]int(nil), x.shape...)
-	keep[dim] = 1
-	shape := keep
-	if !keepDim {
-		shape = append(append([]int(nil), x.shape[:dim]...), x.shape[dim+1:]...)
-	}
-	d := cudaOf(op, x)
-	out := d.empty(op, Float32, shape)
 	switch {
 	case out.n == 0:
 	case dd == 0:
@@ -52,130 +30,69 @@ func cudaSumDim(x *Tensor, dim int, keepDim bool) *Tensor {
 	case inner == 1:
 		d.must(op, kernels.SumDim1F32(d.s, ptr(x), ptr(out), outer, dd, 1))
 	default:
-		r := sumToDev(op, x, keep)
-		out = &Tensor{shape: shape, dtype: Float32, st: r.st, n: r.n}
+		// x as (1, outer, dd, inner) summed to (1, outer, 1, inner), in
+		// index order along dd (gt_sum_to_f32, the broadcast gradient's
+		// kernel).
+		d.launch1D(op, "gt_sum_to_f32", int64(out.n), ptr(x), ptr(out), int64(out.n),
+			int64(1), int64(outer), int64(dd), int64(inner), int64(outer), int64(1), int64(inner))
 	}
-	return record(out, op, []*Tensor{x}, func(g *Tensor) []*Tensor {
-		gk := &Tensor{shape: keep, dtype: Float32, st: g.st, off: g.off, n: g.n}
-		return []*Tensor{expandDev(op, gk, x.shape)}
-	})
 }
 
-func cudaArgMax(x *Tensor) *Tensor {
-	checkFloat("ArgMax", x)
-	if x.Dim() != 2 {
-		panicf(ErrShape, "ArgMax", "needs a 2-D tensor, got shape %v", x.shape)
+func (d *cudaDevice) ExpandDim(out, g *Tensor, outer, dd, inner int) {
+	const op = "ExpandDim"
+	if out.n == 0 {
+		return
+	}
+	if outer == 1 && inner == 1 { // a scalar filled into out (Sum's gradient)
+		d.launch1D(op, "gt_fill_from_f32", int64(out.n), ptr(g), float32(1), ptr(out), int64(out.n))
+		return
+	}
+	// out (outer, dd, inner) copies g (outer, 1, inner): strides (inner, 0, 1).
+	pg := ptr(g)
+	d.launch1D(op, "gt_bcast_binary_f32", int64(out.n), pg, pg, ptr(out), int64(out.n), opCopyA,
+		int64(outer), int64(dd), int64(inner), int64(0), int64(inner), int64(0), int64(1),
+		int64(0), int64(0), int64(0), int64(0))
+}
+
+func (d *cudaDevice) ArgMax(out, x *Tensor) {
+	if x.dtype != Float32 {
+		panicf(ErrNotImplemented, "ArgMax", "no CUDA kernel for %s on %s", x.dtype, d.name)
 	}
 	n, c := x.shape[0], x.shape[1]
-	d := cudaOf("ArgMax", x)
-	out := d.empty("ArgMax", Int64, []int{n})
 	d.launch1D("ArgMax", "gt_argmax_rows_f32", int64(n), ptr(x), ptr(out), int64(n), int64(c))
-	return out
 }
 
-func cudaLogSoftmax(x *Tensor) *Tensor {
-	const op = "LogSoftmax"
-	checkFloat(op, x)
-	if x.Dim() == 0 {
-		panicf(ErrShape, op, "needs at least 1 dimension")
+func (d *cudaDevice) LogSoftmax(out, x *Tensor) {
+	if c, rows := lastDim(x); rows > 0 {
+		d.must("LogSoftmax", kernels.LogSoftmaxForward(d.s, ptr(x), ptr(out), rows, c))
 	}
-	c := x.shape[x.Dim()-1]
-	rows := 0
-	if c > 0 {
-		rows = x.n / c
-	}
-	d := cudaOf(op, x)
-	out := d.empty(op, Float32, x.shape)
-	if rows > 0 {
-		d.must(op, kernels.LogSoftmaxForward(d.s, ptr(x), ptr(out), rows, c))
-	}
-	return record(out, op, []*Tensor{x}, func(g *Tensor) []*Tensor {
-		gx := d.empty(op, Float32, x.shape)
-		if rows > 0 {
-			d.must(op, kernels.LogSoftmaxBackward(d.s, ptr(out), ptr(g), ptr(gx), rows, c))
-		}
-		return []*Tensor{gx}
-	})
 }
 
-// checkLoss checks logits/log-probabilities (N, C) against int64 targets
-// (N) in [0, C) as NLLLoss does on the CPU.
-func checkLoss(op string, x, targets *Tensor) (n, c int) {
-	checkFloat(op, x)
-	if x.Dim() != 2 || targets.Dim() != 1 || targets.shape[0] != x.shape[0] {
-		panicf(ErrShape, op, "needs log-probabilities (N, C) and targets (N), got %v and %v", x.shape, targets.shape)
+func (d *cudaDevice) LogSoftmaxBackward(gx, out, g *Tensor) {
+	if c, rows := lastDim(out); rows > 0 {
+		d.must("LogSoftmax", kernels.LogSoftmaxBackward(d.s, ptr(out), ptr(g), ptr(gx), rows, c))
 	}
-	if targets.dtype != Int64 {
-		panicf(ErrDType, op, "targets must be int64, got %s", targets.dtype)
-	}
-	n, c = x.shape[0], x.shape[1]
-	if n == 0 {
-		panicf(ErrShape, op, "empty batch")
-	}
-	if lo, hi := int64Bounds(op, targets); lo < 0 || hi >= int64(c) {
-		h := download(targets).Int64s()
-		for i, t := range h {
-			if t < 0 || int(t) >= c {
-				panicf(ErrIndex, op, "target %d at position %d is outside [0, %d)", t, i, c)
-			}
-		}
-	}
-	return n, c
 }
 
-// cudaCrossEntropy is the fused log-softmax + NLL of the kernels package:
-// one kernel for the per-row losses, a deterministic sum, one kernel for
-// the gradient.
-func cudaCrossEntropy(logits, targets *Tensor) *Tensor {
-	const op = "CrossEntropy"
-	n, c := checkLoss(op, logits, targets)
-	d := cudaOf(op, logits)
-	loss, lse := d.newRaw(op, int64(n)*4), d.newRaw(op, int64(n)*4)
-	d.must(op, kernels.CrossEntropyForward(d.s, ptr(logits), ptr(targets), cudaBufOf(loss).ptr, cudaBufOf(lse).ptr, n, c))
-	out := d.empty(op, Float32, []int{})
-	d.must(op, kernels.SumF32(d.s, cudaBufOf(loss).ptr, n, ptr(out), 1/float32(n)))
-	freeNow(loss)
-	if !needsGrad(logits) {
-		freeNow(lse)
-		return out
-	}
-	return record(out, op, []*Tensor{logits}, func(g *Tensor) []*Tensor {
-		dloss := fillFrom(op, g, 1/float32(n), []int{n})
-		gx := d.empty(op, Float32, logits.shape)
-		d.must(op, kernels.CrossEntropyBackward(d.s, ptr(logits), ptr(targets), cudaBufOf(lse).ptr, ptr(dloss), ptr(gx), n, c))
-		dloss.Free()
-		return []*Tensor{gx}
-	})
-}
-
-func cudaNLLLoss(logp, targets *Tensor) *Tensor {
+// NLLLoss writes the per-row losses into N floats of scratch, sums them
+// deterministically and returns the scratch to the cache at once (later
+// kernels reuse it only after the sum has read it).
+func (d *cudaDevice) NLLLoss(out, logp, targets *Tensor) {
 	const op = "NLLLoss"
-	n, c := checkLoss(op, logp, targets)
-	d := cudaOf(op, logp)
+	n, c := logp.shape[0], logp.shape[1]
 	loss := d.newRaw(op, int64(n)*4)
 	d.launch1D(op, "gt_nll_fwd_f32", int64(n), ptr(logp), ptr(targets), cudaBufOf(loss).ptr, int64(n), int64(c))
-	out := d.empty(op, Float32, []int{})
 	d.must(op, kernels.SumF32(d.s, cudaBufOf(loss).ptr, n, ptr(out), 1/float32(n)))
 	freeNow(loss)
-	return record(out, op, []*Tensor{logp}, func(g *Tensor) []*Tensor {
-		gl := d.zeros(op, Float32, []int{n, c})
-		d.launch1D(op, "gt_nll_bwd_f32", int64(n), ptr(targets), ptr(g), ptr(gl), int64(n), int64(c), 1/float32(n))
-		return []*Tensor{gl}
-	})
 }
 
-// cudaAccuracy takes the arg-max on the device and compares on the host
-// (it reads N predictions and targets, a synchronization).
-func cudaAccuracy(logits, targets *Tensor) float64 {
-	if logits.shape[0] == 0 {
-		return 0
-	}
-	pred := download(cudaArgMax(logits)).Int64s()
-	hit := 0
-	for i, t := range download(targets).Int64s() {
-		if pred[i] == t {
-			hit++
-		}
-	}
-	return float64(hit) / float64(len(pred))
+func (d *cudaDevice) NLLLossBackward(gl, g, targets *Tensor) {
+	n, c := gl.shape[0], gl.shape[1]
+	d.launch1D("NLLLoss", "gt_nll_bwd_f32", int64(n), ptr(targets), ptr(g), ptr(gl), int64(n), int64(c), 1/float32(n))
+}
+
+// CountEqual reads a and b back (a synchronization) and compares them on
+// the host.
+func (d *cudaDevice) CountEqual(a, b *Tensor) int {
+	return countEqual(download(a).Int64s(), download(b).Int64s())
 }

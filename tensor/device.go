@@ -319,6 +319,28 @@ func checkDevIndex(op string, idx *Tensor, n int) {
 	// The recorded bounds cover the whole storage, wider than this view.
 }
 
+// checkDevValues checks the values of an int64 tensor on any device
+// against [0, n), as checkDevIndex does, panicking with ErrIndex "<what> v
+// at position i is outside [0, n)" for the first one outside: on the CPU
+// by reading it, on a GPU from the bounds recorded at upload (else, or when
+// they are outside, by reading it back). Meta values are not checked.
+func checkDevValues(op, what string, t *Tensor, n int) {
+	if t.n == 0 || isMeta(t) {
+		return
+	}
+	if lo, hi := int64Bounds(op, t); lo >= 0 && hi < int64(n) {
+		return
+	}
+	if t.st.device != "cpu" {
+		t = download(t)
+	}
+	for i, v := range t.Int64s() {
+		if v < 0 || v >= int64(n) {
+			panicf(ErrIndex, op, "%s %d at position %d is outside [0, %d)", what, v, i, n)
+		}
+	}
+}
+
 // isMeta reports whether t is on a meta device (no values to check).
 func isMeta(t *Tensor) bool {
 	_, ok := t.st.be.(*metaBackend)

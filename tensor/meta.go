@@ -99,6 +99,21 @@ func (*metaBackend) Transpose(out, x *Tensor)                                   
 // reduce kernels: nothing to compute on the meta device.
 // ---------------------------------------------------------------------
 
+func (*metaBackend) Sum(out, x *Tensor)                            {}
+func (*metaBackend) SumDim(out, x *Tensor, outer, d, inner int)    {}
+func (*metaBackend) ExpandDim(out, g *Tensor, outer, d, inner int) {}
+func (*metaBackend) ArgMax(out, x *Tensor)                         {}
+func (*metaBackend) LogSoftmax(out, x *Tensor)                     {}
+func (*metaBackend) LogSoftmaxBackward(gx, out, g *Tensor)         {}
+func (*metaBackend) NLLLoss(out, logp, targets *Tensor)            {}
+func (*metaBackend) NLLLossBackward(gl, g, targets *Tensor)        {}
+
+// CountEqual panics: meta tensors have no values to compare (Accuracy).
+func (m *metaBackend) CountEqual(a, b *Tensor) int {
+	panicf(ErrDevice, "Accuracy", "tensors on %s have no values to compare; compute the accuracy on a device with data", m.name)
+	return 0
+}
+
 // (end of reduce kernels)
 //
 //

@@ -1,9 +1,10 @@
 package tensor
 
-import "math"
-
 // LogSoftmax returns log(softmax(x)) over the last dimension, computed
-// stably as x - max - log(sum(exp(x - max))): (..., C) -> (..., C), float32.
+// stably as x - max - log(sum(exp(x - max))): (..., C) -> (..., C),
+// float32, on x's device. It panics with ErrShape for a 0-dimensional x
+// and ErrDType for a non-float one. Kernels: cpu_reduce.go, cuda_reduce.go
+// (kernels.LogSoftmaxForward, LogSoftmaxBackward).
 //
 // LogSoftmax, Softmax, CrossEntropy and NLLLoss are on autocast's float32
 // list: a float16 or bfloat16 input is computed on in float32, and the
@@ -14,60 +15,28 @@ func LogSoftmax(x *Tensor) *Tensor {
 	if isLow(x.dtype) {
 		return fp32Op("LogSoftmax", x, LogSoftmax)
 	}
-	if d := deviceOf("LogSoftmax", x); d != "cpu" {
-		return cudaLogSoftmax(x)
-	}
+	be := backendOf("LogSoftmax", x)
 	checkFloat("LogSoftmax", x)
 	if x.Dim() == 0 {
 		panicf(ErrShape, "LogSoftmax", "needs at least 1 dimension")
 	}
-	c := x.shape[x.Dim()-1]
-	rows := 0
-	if c > 0 {
-		rows = x.n / c
-	}
-	out := Zeros(x.shape...)
-	od, xd := out.Float32s(), x.Float32s()
-	parallelFor(rows, 256, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			logSoftmaxRow(xd[r*c:(r+1)*c], od[r*c:(r+1)*c])
-		}
-	})
-	return record(out, "LogSoftmax", []*Tensor{x}, func(g *Tensor) []*Tensor {
-		// dx = g - softmax * sum(g)
-		gx := Zeros(x.shape...)
-		gd, gg := gx.Float32s(), g.Float32s()
-		for r := 0; r < rows; r++ {
-			var s float32
-			for _, v := range gg[r*c : (r+1)*c] {
-				s += v
-			}
-			for j := r * c; j < (r+1)*c; j++ {
-				gd[j] = gg[j] - float32(math.Exp(float64(od[j])))*s
-			}
-		}
-		return []*Tensor{gx}
-	})
+	out := emptyOn("LogSoftmax", be, Float32, false, x.shape...)
+	be.LogSoftmax(out, x)
+	return record(out, "LogSoftmax", []*Tensor{x}, func(g *Tensor) []*Tensor { return gradLogSoftmax(g, out) })
 }
 
-func logSoftmaxRow(x, out []float32) {
-	m := float32(math.Inf(-1))
-	for _, v := range x {
-		if v > m {
-			m = v
-		}
-	}
-	var s float64
-	for _, v := range x {
-		s += math.Exp(float64(v - m))
-	}
-	lse := m + float32(math.Log(s))
-	for j, v := range x {
-		out[j] = v - lse
-	}
+// logSoftmaxBackward returns g - exp(out) * sum(g) per row, out the output
+// of LogSoftmax and g its gradient. It records no history.
+func logSoftmaxBackward(g, out *Tensor) *Tensor {
+	be := backendOf("LogSoftmax", g, out)
+	checkFloat("LogSoftmax", g, out)
+	gx := emptyOn("LogSoftmax", be, Float32, false, out.shape...)
+	be.LogSoftmaxBackward(gx, out, g)
+	return gx
 }
 
-// Softmax returns softmax over the last dimension: (..., C) -> (..., C).
+// Softmax returns softmax over the last dimension: (..., C) -> (..., C),
+// exp(LogSoftmax(x)); see LogSoftmax.
 func Softmax(x *Tensor) *Tensor {
 	defer hookOp("Softmax")()
 	if isLow(x.dtype) {
@@ -78,23 +47,38 @@ func Softmax(x *Tensor) *Tensor {
 
 // CrossEntropy returns the mean negative log-likelihood of the int64 class
 // targets under softmax(logits), as torch.nn.functional.cross_entropy:
-// logits (N, C) float32, targets (N) int64 in [0, C) -> scalar. It panics
-// with ErrShape or ErrIndex naming the bad shape or target.
+// logits (N, C) float32, N > 0, targets (N) int64 in [0, C) -> scalar, on
+// their device. It is NLLLoss(LogSoftmax(logits), targets) on every device
+// (so it allocates and saves the (N, C) log-probabilities). It panics with
+// ErrDevice for tensors on two devices, ErrShape or ErrDType naming the
+// bad shape or dtype, and ErrIndex naming the first target outside [0, C)
+// (on a GPU from the bounds recorded when the targets were uploaded, else
+// by reading them back; meta targets are not read). Kernels: those of
+// LogSoftmax and NLLLoss.
 func CrossEntropy(logits, targets *Tensor) *Tensor {
 	defer hookOp("CrossEntropy")()
+	be := backendOf("CrossEntropy", logits, targets)
 	checkClassTargets("CrossEntropy", "logits", logits, targets)
 	if isLow(logits.dtype) {
-		return fp32Op("CrossEntropy", logits, func(l *Tensor) *Tensor { return CrossEntropy(l, targets) })
+		return fp32Op("CrossEntropy", logits, func(l *Tensor) *Tensor { return crossEntropy(be, l, targets) })
 	}
-	if d := deviceOf("CrossEntropy", logits, targets); d != "cpu" {
-		return cudaCrossEntropy(logits, targets)
-	}
-	return NLLLoss(LogSoftmax(logits), targets)
+	checkFloat("CrossEntropy", logits)
+	return crossEntropy(be, logits, targets)
+}
+
+// crossEntropy is NLLLoss(LogSoftmax(logits), targets) on checked
+// arguments: the targets are not checked again, and the NLLLoss is
+// bracketed by its op hook as the public op is.
+func crossEntropy(be Backend, logits, targets *Tensor) *Tensor {
+	logp := LogSoftmax(logits)
+	defer hookOp("NLLLoss")()
+	return nllLoss(be, logp, targets)
 }
 
 // checkClassTargets panics, naming op, unless scores (called what) is
-// (N, C) with N > 0 and targets is (N) int64, every target in [0, C) when
-// they are on the CPU.
+// (N, C) with N > 0 and targets is (N) int64 with every target in [0, C):
+// on the CPU by reading them, on a GPU from the bounds recorded at upload
+// (else by reading them back); meta targets are not read.
 func checkClassTargets(op, what string, scores, targets *Tensor) {
 	switch {
 	case scores == nil || targets == nil:
@@ -106,70 +90,62 @@ func checkClassTargets(op, what string, scores, targets *Tensor) {
 	case scores.shape[0] == 0:
 		panicf(ErrShape, op, "empty batch")
 	}
-	if targets.st.device != "cpu" {
-		return
-	}
-	c := int64(scores.shape[1])
-	for i, t := range targets.Int64s() {
-		if t < 0 || t >= c {
-			panicf(ErrIndex, op, "target %d at position %d is outside [0, %d)", t, i, c)
-		}
-	}
+	checkDevValues(op, "target", targets, scores.shape[1])
 }
 
 // NLLLoss returns the mean of -logp[i, targets[i]]: logp (N, C) float32,
-// targets (N) int64 -> scalar (torch.nn.functional.nll_loss).
+// N > 0, targets (N) int64 in [0, C) -> scalar, on their device
+// (torch.nn.functional.nll_loss). It panics as CrossEntropy does. Kernels:
+// cpu_reduce.go (float64 accumulation), cuda_reduce.go (gt_nll_fwd_f32,
+// kernels.SumF32, gt_nll_bwd_f32).
 func NLLLoss(logp, targets *Tensor) *Tensor {
 	defer hookOp("NLLLoss")()
-	if isLow(logp.dtype) {
-		return fp32Op("NLLLoss", logp, func(l *Tensor) *Tensor { return NLLLoss(l, targets) })
+	be := backendOf("NLLLoss", logp, targets)
+	if logp != nil && !isLow(logp.dtype) {
+		checkFloat("NLLLoss", logp)
 	}
-	if d := deviceOf("NLLLoss", logp, targets); d != "cpu" {
-		return cudaNLLLoss(logp, targets)
-	}
-	checkFloat("NLLLoss", logp)
 	checkClassTargets("NLLLoss", "log-probabilities", logp, targets)
-	n, c := logp.shape[0], logp.shape[1]
-	ld, td := logp.Float32s(), targets.Int64s()
-	var s float64
-	for i, t := range td {
-		if t < 0 || int(t) >= c {
-			panicf(ErrIndex, "NLLLoss", "target %d at position %d is outside [0, %d)", t, i, c)
-		}
-		s -= float64(ld[i*c+int(t)])
+	if isLow(logp.dtype) {
+		return fp32Op("NLLLoss", logp, func(l *Tensor) *Tensor { return nllLoss(be, l, targets) })
 	}
-	out := Scalar(float32(s / float64(n)))
-	out.shape = []int{}
-	return record(out, "NLLLoss", []*Tensor{logp}, func(g *Tensor) []*Tensor {
-		gl := Zeros(n, c)
-		gd := gl.Float32s()
-		v := -g.Float32s()[0] / float32(n)
-		for i, t := range td {
-			gd[i*c+int(t)] = v
-		}
-		return []*Tensor{gl}
-	})
+	return nllLoss(be, logp, targets)
+}
+
+// nllLoss is NLLLoss on checked float32 arguments.
+func nllLoss(be Backend, logp, targets *Tensor) *Tensor {
+	out := emptyOn("NLLLoss", be, Float32, false)
+	be.NLLLoss(out, logp, targets)
+	return record(out, "NLLLoss", []*Tensor{logp}, func(g *Tensor) []*Tensor { return gradNLLLoss(g, logp, targets) })
+}
+
+// nllLossBackward returns the gradient of NLLLoss for logp of shape
+// (n, c): -g/n at [i, targets[i]], zero elsewhere. It records no history.
+func nllLossBackward(g, targets *Tensor, n, c int) *Tensor {
+	be := backendOf("NLLLoss", g, targets)
+	checkFloat("NLLLoss", g)
+	gl := emptyOn("NLLLoss", be, Float32, true, n, c)
+	be.NLLLossBackward(gl, g, targets)
+	return gl
 }
 
 // Accuracy returns the fraction of rows of logits (N, C) whose arg-max
-// equals the int64 target (N). It records no gradient.
+// equals the int64 target (N), 0 for N = 0. The arg-max runs on the
+// tensors' device and the comparison reads N predictions and targets back
+// (on a GPU, a synchronization). It records no gradient. It panics with
+// ErrDevice for tensors on two devices or on the meta device (which has
+// no values), ErrShape or ErrDType for bad shapes or dtypes. Kernels: those
+// of ArgMax, and CountEqual in cpu_reduce.go and cuda_reduce.go.
 func Accuracy(logits, targets *Tensor) float64 {
-	dev := deviceOf("Accuracy", logits, targets)
+	be := backendOf("Accuracy", logits, targets)
 	if targets.Dim() != 1 || logits.Dim() != 2 || targets.shape[0] != logits.shape[0] {
 		panicf(ErrShape, "Accuracy", "needs logits (N, C) and targets (N), got %v and %v", logits.shape, targets.shape)
 	}
-	if dev != "cpu" {
-		return cudaAccuracy(logits, targets)
+	if targets.dtype != Int64 {
+		panicf(ErrDType, "Accuracy", "targets must be int64 class indices, got %s", targets.dtype)
 	}
 	if logits.shape[0] == 0 {
 		return 0
 	}
-	pred := ArgMax(logits).Int64s()
-	hit := 0
-	for i, t := range targets.Int64s() {
-		if pred[i] == t {
-			hit++
-		}
-	}
-	return float64(hit) / float64(len(pred))
+	pred := ArgMax(logits)
+	return float64(be.CountEqual(pred, targets)) / float64(pred.n)
 }
