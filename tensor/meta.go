@@ -67,6 +67,30 @@ func (*metaBackend) Synchronize() error          { return nil }
 // matmul kernels: nothing to compute on the meta device.
 // ---------------------------------------------------------------------
 
+// The scratch a product allocates is what the device the meta device
+// stands for asks for.
+
+func (*metaBackend) Gemm(tA, tB bool, alpha float32, a, b *Tensor, beta float32, c *Tensor, ws []*Tensor) {
+}
+
+func (m *metaBackend) GemmWorkspace(tA, tB bool, a, b, c *Tensor) (DType, []int) {
+	if m.standsFor == "cuda" {
+		return cudaGemmWorkspace(tA, tB, a, b, c)
+	}
+	return cpu.GemmWorkspace(tA, tB, a, b, c)
+}
+
+func (*metaBackend) AddMM(out, c *Tensor, pairs []*Tensor, relu bool, ws []*Tensor) {}
+
+func (m *metaBackend) AddMMWorkspace(out, c *Tensor, pairs []*Tensor) (DType, []int) {
+	if m.standsFor == "cuda" {
+		return cudaAddMMWorkspace(out, c, pairs)
+	}
+	return cpu.AddMMWorkspace(out, c, pairs)
+}
+
+func (*metaBackend) AddMMReLUBackward(gx, g, y *Tensor) {}
+
 // (end of matmul kernels)
 //
 //
