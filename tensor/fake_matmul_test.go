@@ -1,6 +1,6 @@
 package tensor
 
-// The MatMul kernels of the fake device of device_test.go:
+// The MatMul and Random kernels of the fake device of device_test.go:
 // it has none, so every one panics.
 
 func (f fakeBackend) Gemm(tA, tB bool, alpha float32, a, b *Tensor, beta float32, c *Tensor, ws []*Tensor) {
@@ -16,6 +16,16 @@ func (f fakeBackend) AddMMWorkspace(out, c *Tensor, pairs []*Tensor) (DType, []i
 	return 0, nil
 }
 func (f fakeBackend) AddMMReLUBackward(gx, g, y *Tensor) { f.none("AddMMReLUBackward") }
+func (f fakeBackend) DropoutMaskWords(int) int {
+	f.none("DropoutMaskWords")
+	return 0
+}
+func (f fakeBackend) DropoutForward(out, x, mask *Tensor, reuse bool, p float32, seed, base uint64) {
+	f.none("DropoutForward")
+}
+func (f fakeBackend) DropoutBackward(gx, g, mask *Tensor, p float32, seed, base uint64) {
+	f.none("DropoutBackward")
+}
 
 // none panics: the fake device has no kernels.
 func (f fakeBackend) none(kernel string) {

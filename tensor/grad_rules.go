@@ -88,4 +88,11 @@ func gradAddMM(g, y, c *Tensor, pairs []*Tensor) []*Tensor {
 // random.go, step.go
 // ---------------------------------------------------------------------
 
+// gradDropout: out = x * keep / (1-p): x gets g * keep / (1-p), with the
+// mask the backend kept (nil where it regenerates it from (seed, base));
+// the mask gets none.
+func gradDropout(g, mask *Tensor, p float32, seed, base uint64) []*Tensor {
+	return []*Tensor{dropoutBackward(g, mask, p, seed, base), nil}
+}
+
 // (end of random rules)

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Tests of the MatMul kernels behind the Backend: the
+// Tests of the MatMul and Random kernels behind the Backend: the
 // CPU's GEMM (every float dtype, every transpose, several row blocks)
 // against its reference loop, the ops on the meta device (shapes, dtypes
 // and exactly the CPU's allocations, forward and backward), and the
@@ -95,9 +95,10 @@ func allocated(device string, f func()) int64 {
 	return TotalAllocatedBytes(device) - before
 }
 
-// TestMatMulRandomOpsOnMeta runs every op of the MatMul family on meta tensors: each returns the CPU's shape and dtype, and the
+// TestMatMulRandomOpsOnMeta runs every op of the MatMul and Random
+// families on meta tensors: each returns the CPU's shape and dtype, and the
 // meta device counts exactly the bytes the CPU allocates, in the forward
-// pass and in the op's backward rule (scratch and gradients).
+// pass and in the op's backward rule (scratch, mask bits and gradients).
 func TestMatMulRandomOpsOnMeta(t *testing.T) {
 	f32, bf, f16 := Float32, BFloat16, Float16
 	mm := func(in []*Tensor) *Tensor { return MatMul(in[0], in[1]) }
@@ -120,6 +121,12 @@ func TestMatMulRandomOpsOnMeta(t *testing.T) {
 				defer SetAutocast(on, dt)
 				return AddMMReLU(in[0], in[1], in[2])
 			}},
+		{"Dropout f32", [][]int{{37, 11}}, []DType{f32}, []bool{true},
+			func(in []*Tensor) *Tensor { return Dropout(in[0], 0.3, true, NewGenerator(5)) }},
+		{"DropoutAt bf16", [][]int{{130}}, []DType{bf}, []bool{true},
+			func(in []*Tensor) *Tensor { return DropoutAt(in[0], 0.5, 7, 3) }},
+		{"Dropout empty", [][]int{{0, 4}}, []DType{f32}, []bool{true},
+			func(in []*Tensor) *Tensor { return Dropout(in[0], 0.5, true, NewGenerator(1)) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -167,9 +174,18 @@ func TestMatMulRandomOpsOnMeta(t *testing.T) {
 }
 
 // TestMetaCUDACountsDeviceAllocations checks that "meta:cuda" counts what a
-// GPU allocates: cuda's block sizes and no GEMM scratch at "highest"
-// precision.
+// GPU allocates: cuda's block sizes, no dropout mask (a GPU regenerates
+// it) and no GEMM scratch at "highest" precision, while "meta" counts the
+// CPU's mask bits.
 func TestMetaCUDACountsDeviceAllocations(t *testing.T) {
+	x := EmptyOn("meta:cuda", Float32, 1000)
+	if n := allocated("meta:cuda", func() { DropoutAt(x, 0.5, 1, 0) }); n != roundBlock(4000) {
+		t.Errorf("Dropout on meta:cuda allocated %d bytes, want %d (the output block only)", n, roundBlock(4000))
+	}
+	x = EmptyOn("meta", Float32, 1000)
+	if n := allocated("meta", func() { DropoutAt(x, 0.5, 1, 0) }); n != 4000+16*8 {
+		t.Errorf("Dropout on meta allocated %d bytes, want %d (output and mask bits)", n, 4000+16*8)
+	}
 	a, b := EmptyOn("meta:cuda", BFloat16, 300, 700), EmptyOn("meta:cuda", BFloat16, 700, 20)
 	if n := allocated("meta:cuda", func() { MatMul(a, b) }); n != roundBlock(300*20*2) {
 		t.Errorf("bfloat16 MatMul on meta:cuda allocated %d bytes, want %d (the output block only)", n, roundBlock(300*20*2))
@@ -190,6 +206,7 @@ func TestCUDAMatMulRandomLowNotImplemented(t *testing.T) {
 	d := &cudaDevice{name: "cuda:0"}
 	x := Ones(2, 3).BFloat16()
 	for name, f := range map[string]func(){
+		"Dropout":   func() { d.DropoutForward(x, x, nil, false, 0.5, 1, 0) },
 		"AddMM":     func() { d.AddMM(x, x, []*Tensor{x, x}, false, nil) },
 		"AddMMReLU": func() { d.AddMMReLUBackward(x, x, x) },
 		"MatMul":    func() { i := New(Int64, 2, 2); d.Gemm(false, false, 1, i, i, 0, i, nil) },

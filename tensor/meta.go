@@ -127,6 +127,19 @@ func (*metaBackend) AddMMReLUBackward(gx, g, y *Tensor) {}
 // random kernels: nothing to compute on the meta device.
 // ---------------------------------------------------------------------
 
+// Dropout keeps mask bits where the device it stands for does (the CPU),
+// so the meta device counts them.
+
+func (m *metaBackend) DropoutMaskWords(n int) int {
+	if m.standsFor == "cuda" {
+		return 0 // a GPU regenerates the mask in backward
+	}
+	return cpu.DropoutMaskWords(n)
+}
+
+func (*metaBackend) DropoutForward(out, x, mask *Tensor, reuse bool, p float32, seed, base uint64) {}
+func (*metaBackend) DropoutBackward(gx, g, mask *Tensor, p float32, seed, base uint64)             {}
+
 // (end of random kernels)
 //
 //
