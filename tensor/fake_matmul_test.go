@@ -1,6 +1,6 @@
 package tensor
 
-// The MatMul and Random kernels of the fake device of device_test.go:
+// The MatMul, Random and Step kernels of the fake device of device_test.go:
 // it has none, so every one panics.
 
 func (f fakeBackend) Gemm(tA, tB bool, alpha float32, a, b *Tensor, beta float32, c *Tensor, ws []*Tensor) {
@@ -26,6 +26,8 @@ func (f fakeBackend) DropoutForward(out, x, mask *Tensor, reuse bool, p float32,
 func (f fakeBackend) DropoutBackward(gx, g, mask *Tensor, p float32, seed, base uint64) {
 	f.none("DropoutBackward")
 }
+func (f fakeBackend) AdamStep(param, grad, m, v *Tensor, cfg AdamConfig) { f.none("AdamStep") }
+func (f fakeBackend) Axpy(y, x *Tensor, alpha float32)                   { f.none("Axpy") }
 
 // none panics: the fake device has no kernels.
 func (f fakeBackend) none(kernel string) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Tests of the MatMul and Random kernels behind the Backend: the
+// Tests of the MatMul, Random and Step kernels behind the Backend: the
 // CPU's GEMM (every float dtype, every transpose, several row blocks)
 // against its reference loop, the ops on the meta device (shapes, dtypes
 // and exactly the CPU's allocations, forward and backward), and the
@@ -170,6 +170,20 @@ func TestMatMulRandomOpsOnMeta(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStepOpsOnMeta checks that the optimizer updates run on meta tensors
+// and allocate nothing, as on the CPU.
+func TestStepOpsOnMeta(t *testing.T) {
+	for _, dev := range []string{"cpu", "meta"} {
+		p, g, m, v := ZerosOn(dev, Float32, 5, 3), ZerosOn(dev, Float32, 5, 3), ZerosOn(dev, Float32, 5, 3), ZerosOn(dev, Float32, 15)
+		if n := allocated(dev, func() {
+			AdamStep(p, g, m, v, AdamConfig{LR: 0.1, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Step: 1})
+			p.AddScaledInPlace(g, -0.1)
+		}); n != 0 {
+			t.Errorf("%s: the updates allocated %d bytes", dev, n)
+		}
 	}
 }
 

@@ -149,6 +149,9 @@ func (*metaBackend) DropoutBackward(gx, g, mask *Tensor, p float32, seed, base u
 // step kernels: nothing to compute on the meta device.
 // ---------------------------------------------------------------------
 
+func (*metaBackend) AdamStep(param, grad, m, v *Tensor, cfg AdamConfig) {}
+func (*metaBackend) Axpy(y, x *Tensor, alpha float32)                   {}
+
 // (end of step kernels)
 //
 //
