@@ -21,6 +21,7 @@ func init() {
 		"AutocastState":             reflect.ValueOf(tensor.AutocastState),
 		"BFloat16":                  reflect.ValueOf(tensor.BFloat16),
 		"BLASName":                  reflect.ValueOf(tensor.BLASName),
+		"Backends":                  reflect.ValueOf(tensor.Backends),
 		"Bool":                      reflect.ValueOf(tensor.Bool),
 		"CUDAAvailable":             reflect.ValueOf(tensor.CUDAAvailable),
 		"CUDAStatus":                reflect.ValueOf(tensor.CUDAStatus),
@@ -37,6 +38,7 @@ func init() {
 		"EdgeSoftmax":               reflect.ValueOf(tensor.EdgeSoftmax),
 		"Empty":                     reflect.ValueOf(tensor.Empty),
 		"EmptyCache":                reflect.ValueOf(tensor.EmptyCache),
+		"EmptyOn":                   reflect.ValueOf(tensor.EmptyOn),
 		"ErrCUDA":                   reflect.ValueOf(&tensor.ErrCUDA).Elem(),
 		"ErrCheckpoint":             reflect.ValueOf(&tensor.ErrCheckpoint).Elem(),
 		"ErrDType":                  reflect.ValueOf(&tensor.ErrDType).Elem(),
@@ -82,12 +84,14 @@ func init() {
 		"NewGenerator":              reflect.ValueOf(tensor.NewGenerator),
 		"NoGrad":                    reflect.ValueOf(tensor.NoGrad),
 		"Ones":                      reflect.ValueOf(tensor.Ones),
+		"OpenBackend":               reflect.ValueOf(tensor.OpenBackend),
 		"ParseDevice":               reflect.ValueOf(tensor.ParseDevice),
 		"Pow":                       reflect.ValueOf(tensor.Pow),
 		"PromoteTypes":              reflect.ValueOf(tensor.PromoteTypes),
 		"Rand":                      reflect.ValueOf(tensor.Rand),
 		"Randn":                     reflect.ValueOf(tensor.Randn),
 		"ReLU":                      reflect.ValueOf(tensor.ReLU),
+		"RegisterBackend":           reflect.ValueOf(tensor.RegisterBackend),
 		"ResetPeakMemoryStats":      reflect.ValueOf(tensor.ResetPeakMemoryStats),
 		"Reshape":                   reflect.ValueOf(tensor.Reshape),
 		"SDDMM":                     reflect.ValueOf(tensor.SDDMM),
@@ -108,20 +112,242 @@ func init() {
 		"SumDim":                    reflect.ValueOf(tensor.SumDim),
 		"Synchronize":               reflect.ValueOf(tensor.Synchronize),
 		"Tanh":                      reflect.ValueOf(tensor.Tanh),
+		"TensorBuffer":              reflect.ValueOf(tensor.TensorBuffer),
 		"TotalAllocatedBytes":       reflect.ValueOf(tensor.TotalAllocatedBytes),
 		"Transpose":                 reflect.ValueOf(tensor.Transpose),
 		"XavierUniform":             reflect.ValueOf(tensor.XavierUniform),
 		"Zeros":                     reflect.ValueOf(tensor.Zeros),
 		"ZerosLike":                 reflect.ValueOf(tensor.ZerosLike),
+		"ZerosOn":                   reflect.ValueOf(tensor.ZerosOn),
 
 		// type definitions
-		"AdamConfig": reflect.ValueOf((*tensor.AdamConfig)(nil)),
-		"Adj":        reflect.ValueOf((*tensor.Adj)(nil)),
-		"DType":      reflect.ValueOf((*tensor.DType)(nil)),
-		"Error":      reflect.ValueOf((*tensor.Error)(nil)),
-		"Gemm":       reflect.ValueOf((*tensor.Gemm)(nil)),
-		"Generator":  reflect.ValueOf((*tensor.Generator)(nil)),
-		"OpHook":     reflect.ValueOf((*tensor.OpHook)(nil)),
-		"Tensor":     reflect.ValueOf((*tensor.Tensor)(nil)),
+		"AdamConfig":         reflect.ValueOf((*tensor.AdamConfig)(nil)),
+		"Adj":                reflect.ValueOf((*tensor.Adj)(nil)),
+		"Backend":            reflect.ValueOf((*tensor.Backend)(nil)),
+		"BackendInfo":        reflect.ValueOf((*tensor.BackendInfo)(nil)),
+		"BackendKind":        reflect.ValueOf((*tensor.BackendKind)(nil)),
+		"Buffer":             reflect.ValueOf((*tensor.Buffer)(nil)),
+		"CoreBackend":        reflect.ValueOf((*tensor.CoreBackend)(nil)),
+		"DType":              reflect.ValueOf((*tensor.DType)(nil)),
+		"ElementwiseKernels": reflect.ValueOf((*tensor.ElementwiseKernels)(nil)),
+		"Error":              reflect.ValueOf((*tensor.Error)(nil)),
+		"Gemm":               reflect.ValueOf((*tensor.Gemm)(nil)),
+		"Generator":          reflect.ValueOf((*tensor.Generator)(nil)),
+		"IndexKernels":       reflect.ValueOf((*tensor.IndexKernels)(nil)),
+		"MatMulKernels":      reflect.ValueOf((*tensor.MatMulKernels)(nil)),
+		"OpHook":             reflect.ValueOf((*tensor.OpHook)(nil)),
+		"RandomKernels":      reflect.ValueOf((*tensor.RandomKernels)(nil)),
+		"ReduceKernels":      reflect.ValueOf((*tensor.ReduceKernels)(nil)),
+		"SparseKernels":      reflect.ValueOf((*tensor.SparseKernels)(nil)),
+		"StepKernels":        reflect.ValueOf((*tensor.StepKernels)(nil)),
+		"Tensor":             reflect.ValueOf((*tensor.Tensor)(nil)),
+
+		// interface wrapper definitions
+		"_Backend":            reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_Backend)(nil)),
+		"_Buffer":             reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_Buffer)(nil)),
+		"_CoreBackend":        reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_CoreBackend)(nil)),
+		"_ElementwiseKernels": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels)(nil)),
+		"_IndexKernels":       reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_IndexKernels)(nil)),
+		"_MatMulKernels":      reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_MatMulKernels)(nil)),
+		"_RandomKernels":      reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_RandomKernels)(nil)),
+		"_ReduceKernels":      reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_ReduceKernels)(nil)),
+		"_SparseKernels":      reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_SparseKernels)(nil)),
+		"_StepKernels":        reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_StepKernels)(nil)),
 	}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_Backend is an interface wrapper for Backend type
+type _github_com_gnnrepl_gnnrepl_tensor_Backend struct {
+	IValue             interface{}
+	WAdamStep          func(param *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, cfg tensor.AdamConfig)
+	WAddMM             func(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor, relu bool, ws []*tensor.Tensor)
+	WAddMMReLUBackward func(gx *tensor.Tensor, g *tensor.Tensor, y *tensor.Tensor)
+	WAddMMWorkspace    func(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor) (dt tensor.DType, sizes []int)
+	WAlloc             func(op string, dt tensor.DType, n int, zero bool) tensor.Buffer
+	WAxpy              func(y *tensor.Tensor, x *tensor.Tensor, alpha float32)
+	WCopyDevice        func(dst *tensor.Tensor, src *tensor.Tensor)
+	WDevice            func() string
+	WDownload          func(dst *tensor.Tensor, src *tensor.Tensor)
+	WDropoutBackward   func(gx *tensor.Tensor, g *tensor.Tensor, mask *tensor.Tensor, p float32, seed uint64, base uint64)
+	WDropoutForward    func(out *tensor.Tensor, x *tensor.Tensor, mask *tensor.Tensor, reuse bool, p float32, seed uint64, base uint64)
+	WDropoutMaskWords  func(n int) int
+	WGemm              func(tA bool, tB bool, alpha float32, a *tensor.Tensor, b *tensor.Tensor, beta float32, c *tensor.Tensor, ws []*tensor.Tensor)
+	WGemmWorkspace     func(tA bool, tB bool, a *tensor.Tensor, b *tensor.Tensor, c *tensor.Tensor) (dt tensor.DType, sizes []int)
+	WRelease           func(buf tensor.Buffer) bool
+	WSynchronize       func() error
+	WUpload            func(dst *tensor.Tensor, src *tensor.Tensor)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) AdamStep(param *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, cfg tensor.AdamConfig) {
+	W.WAdamStep(param, grad, m, v, cfg)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) AddMM(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor, relu bool, ws []*tensor.Tensor) {
+	W.WAddMM(out, c, pairs, relu, ws)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) AddMMReLUBackward(gx *tensor.Tensor, g *tensor.Tensor, y *tensor.Tensor) {
+	W.WAddMMReLUBackward(gx, g, y)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) AddMMWorkspace(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor) (dt tensor.DType, sizes []int) {
+	return W.WAddMMWorkspace(out, c, pairs)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Alloc(op string, dt tensor.DType, n int, zero bool) tensor.Buffer {
+	return W.WAlloc(op, dt, n, zero)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Axpy(y *tensor.Tensor, x *tensor.Tensor, alpha float32) {
+	W.WAxpy(y, x, alpha)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) CopyDevice(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WCopyDevice(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Device() string {
+	return W.WDevice()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Download(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WDownload(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) DropoutBackward(gx *tensor.Tensor, g *tensor.Tensor, mask *tensor.Tensor, p float32, seed uint64, base uint64) {
+	W.WDropoutBackward(gx, g, mask, p, seed, base)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) DropoutForward(out *tensor.Tensor, x *tensor.Tensor, mask *tensor.Tensor, reuse bool, p float32, seed uint64, base uint64) {
+	W.WDropoutForward(out, x, mask, reuse, p, seed, base)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) DropoutMaskWords(n int) int {
+	return W.WDropoutMaskWords(n)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Gemm(tA bool, tB bool, alpha float32, a *tensor.Tensor, b *tensor.Tensor, beta float32, c *tensor.Tensor, ws []*tensor.Tensor) {
+	W.WGemm(tA, tB, alpha, a, b, beta, c, ws)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) GemmWorkspace(tA bool, tB bool, a *tensor.Tensor, b *tensor.Tensor, c *tensor.Tensor) (dt tensor.DType, sizes []int) {
+	return W.WGemmWorkspace(tA, tB, a, b, c)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Release(buf tensor.Buffer) bool {
+	return W.WRelease(buf)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Synchronize() error {
+	return W.WSynchronize()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Upload(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WUpload(dst, src)
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_Buffer is an interface wrapper for Buffer type
+type _github_com_gnnrepl_gnnrepl_tensor_Buffer struct {
+	IValue interface{}
+	WBytes func() int64
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_Buffer) Bytes() int64 {
+	return W.WBytes()
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_CoreBackend is an interface wrapper for CoreBackend type
+type _github_com_gnnrepl_gnnrepl_tensor_CoreBackend struct {
+	IValue       interface{}
+	WAlloc       func(op string, dt tensor.DType, n int, zero bool) tensor.Buffer
+	WCopyDevice  func(dst *tensor.Tensor, src *tensor.Tensor)
+	WDevice      func() string
+	WDownload    func(dst *tensor.Tensor, src *tensor.Tensor)
+	WRelease     func(buf tensor.Buffer) bool
+	WSynchronize func() error
+	WUpload      func(dst *tensor.Tensor, src *tensor.Tensor)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Alloc(op string, dt tensor.DType, n int, zero bool) tensor.Buffer {
+	return W.WAlloc(op, dt, n, zero)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) CopyDevice(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WCopyDevice(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Device() string {
+	return W.WDevice()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Download(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WDownload(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Release(buf tensor.Buffer) bool {
+	return W.WRelease(buf)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Synchronize() error {
+	return W.WSynchronize()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Upload(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WUpload(dst, src)
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels is an interface wrapper for ElementwiseKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_IndexKernels is an interface wrapper for IndexKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_IndexKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels is an interface wrapper for MatMulKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels struct {
+	IValue             interface{}
+	WAddMM             func(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor, relu bool, ws []*tensor.Tensor)
+	WAddMMReLUBackward func(gx *tensor.Tensor, g *tensor.Tensor, y *tensor.Tensor)
+	WAddMMWorkspace    func(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor) (dt tensor.DType, sizes []int)
+	WGemm              func(tA bool, tB bool, alpha float32, a *tensor.Tensor, b *tensor.Tensor, beta float32, c *tensor.Tensor, ws []*tensor.Tensor)
+	WGemmWorkspace     func(tA bool, tB bool, a *tensor.Tensor, b *tensor.Tensor, c *tensor.Tensor) (dt tensor.DType, sizes []int)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels) AddMM(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor, relu bool, ws []*tensor.Tensor) {
+	W.WAddMM(out, c, pairs, relu, ws)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels) AddMMReLUBackward(gx *tensor.Tensor, g *tensor.Tensor, y *tensor.Tensor) {
+	W.WAddMMReLUBackward(gx, g, y)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels) AddMMWorkspace(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor) (dt tensor.DType, sizes []int) {
+	return W.WAddMMWorkspace(out, c, pairs)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels) Gemm(tA bool, tB bool, alpha float32, a *tensor.Tensor, b *tensor.Tensor, beta float32, c *tensor.Tensor, ws []*tensor.Tensor) {
+	W.WGemm(tA, tB, alpha, a, b, beta, c, ws)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels) GemmWorkspace(tA bool, tB bool, a *tensor.Tensor, b *tensor.Tensor, c *tensor.Tensor) (dt tensor.DType, sizes []int) {
+	return W.WGemmWorkspace(tA, tB, a, b, c)
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_RandomKernels is an interface wrapper for RandomKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_RandomKernels struct {
+	IValue            interface{}
+	WDropoutBackward  func(gx *tensor.Tensor, g *tensor.Tensor, mask *tensor.Tensor, p float32, seed uint64, base uint64)
+	WDropoutForward   func(out *tensor.Tensor, x *tensor.Tensor, mask *tensor.Tensor, reuse bool, p float32, seed uint64, base uint64)
+	WDropoutMaskWords func(n int) int
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_RandomKernels) DropoutBackward(gx *tensor.Tensor, g *tensor.Tensor, mask *tensor.Tensor, p float32, seed uint64, base uint64) {
+	W.WDropoutBackward(gx, g, mask, p, seed, base)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_RandomKernels) DropoutForward(out *tensor.Tensor, x *tensor.Tensor, mask *tensor.Tensor, reuse bool, p float32, seed uint64, base uint64) {
+	W.WDropoutForward(out, x, mask, reuse, p, seed, base)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_RandomKernels) DropoutMaskWords(n int) int {
+	return W.WDropoutMaskWords(n)
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels is an interface wrapper for ReduceKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_SparseKernels is an interface wrapper for SparseKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_SparseKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_StepKernels is an interface wrapper for StepKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_StepKernels struct {
+	IValue    interface{}
+	WAdamStep func(param *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, cfg tensor.AdamConfig)
+	WAxpy     func(y *tensor.Tensor, x *tensor.Tensor, alpha float32)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_StepKernels) AdamStep(param *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, cfg tensor.AdamConfig) {
+	W.WAdamStep(param, grad, m, v, cfg)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_StepKernels) Axpy(y *tensor.Tensor, x *tensor.Tensor, alpha float32) {
+	W.WAxpy(y, x, alpha)
 }
