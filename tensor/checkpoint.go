@@ -218,15 +218,16 @@ func describeShape(dt DType, shape []int) string {
 // recorded on every recording tape above it.
 
 // rngDraw is one Dropout call's counter reservation, and the mask bits the
-// forward pass's float32 DropoutAt drew, which its recomputation reuses
-// instead of drawing them again (n/8 bytes kept from the forward pass to
-// the recomputation).
+// forward pass's DropoutAt kept where its backend keeps them (the CPU;
+// Backend.DropoutMaskWords), which its recomputation reuses instead of
+// drawing them again (n/8 bytes kept from the forward pass to the
+// recomputation). A GPU keeps none and redraws the mask from (seed, base).
 type rngDraw struct {
 	gen        *Generator
 	n          int // counter values reserved
 	seed, base uint64
 	p          float32
-	mask       *Tensor // int64 words of keep bits, or nil
+	mask       *Tensor // int64 words of keep bits, or nil where none is kept
 }
 
 type rngTape struct {

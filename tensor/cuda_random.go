@@ -4,15 +4,25 @@ import (
 	"github.com/gnnrepl/gnnrepl/kernels"
 )
 
-func cudaDropoutAt(x *Tensor, p float32, seed, base uint64) *Tensor {
+// The GPU's dropout: kernels.DropoutForward draws the Philox mask of
+// (seed, base) as it scales, and kernels.DropoutBackward draws it again
+// instead of reading a kept mask. Float32.
+
+// DropoutMaskWords is 0: the mask is regenerated in backward.
+func (d *cudaDevice) DropoutMaskWords(int) int { return 0 }
+
+func (d *cudaDevice) DropoutForward(out, x, mask *Tensor, reuse bool, p float32, seed, base uint64) {
 	const op = "Dropout"
-	checkFloat(op, x)
-	d := cudaOf(op, x)
-	out := d.empty(op, Float32, x.shape)
+	if x.dtype != Float32 {
+		panicf(ErrNotImplemented, op, "no CUDA kernel for %s on %s", x.dtype, d.name)
+	}
 	d.must(op, kernels.DropoutForward(d.s, ptr(x), ptr(out), 0, x.n, p, seed, base))
-	return record(out, op, []*Tensor{x}, func(g *Tensor) []*Tensor {
-		gx := d.empty(op, Float32, x.shape)
-		d.must(op, kernels.DropoutBackward(d.s, ptr(g), ptr(gx), x.n, p, seed, base))
-		return []*Tensor{gx}
-	})
+}
+
+func (d *cudaDevice) DropoutBackward(gx, g, mask *Tensor, p float32, seed, base uint64) {
+	const op = "Dropout"
+	if g.dtype != Float32 {
+		panicf(ErrNotImplemented, op, "no CUDA kernel for %s on %s", g.dtype, d.name)
+	}
+	d.must(op, kernels.DropoutBackward(d.s, ptr(g), ptr(gx), g.n, p, seed, base))
 }

@@ -21,6 +21,37 @@ package tensor
 // matmul.go
 // ---------------------------------------------------------------------
 
+// gradMatMul: out = a @ b, a (M, K), b (K, N): a gets g @ b^T (M, K), b
+// gets a^T @ g (K, N), each only when it requires grad.
+func gradMatMul(g, a, b *Tensor) []*Tensor {
+	var ga, gb *Tensor
+	if a.requiresGrad {
+		ga = matmulT(g, b, false, true)
+	}
+	if b.requiresGrad {
+		gb = matmulT(a, g, true, false)
+	}
+	return []*Tensor{ga, gb}
+}
+
+// gradAddMM: out = c + sum_i x_i @ w_i (ReLU'd when y, the output, is
+// given): the output gradient is masked by y > 0 first; c gets it summed
+// to c's shape, each pair the gradients of MatMul.
+func gradAddMM(g, y, c *Tensor, pairs []*Tensor) []*Tensor {
+	res := make([]*Tensor, 1+len(pairs))
+	if y != nil {
+		g = addMMReLUBackward(g, y)
+	}
+	if c.requiresGrad {
+		res[0] = sumTo(g, c.shape)
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		gx := gradMatMul(g, pairs[i], pairs[i+1])
+		res[1+i], res[2+i] = gx[0], gx[1]
+	}
+	return res
+}
+
 // (end of matmul rules)
 //
 //
@@ -108,5 +139,12 @@ func gradNLLLoss(g, logp, targets *Tensor) []*Tensor {
 // ---------------------------------------------------------------------
 // random.go, step.go
 // ---------------------------------------------------------------------
+
+// gradDropout: out = x * keep / (1-p): x gets g * keep / (1-p), with the
+// mask the backend kept (nil where it regenerates it from (seed, base));
+// the mask gets none.
+func gradDropout(g, mask *Tensor, p float32, seed, base uint64) []*Tensor {
+	return []*Tensor{dropoutBackward(g, mask, p, seed, base), nil}
+}
 
 // (end of random rules)

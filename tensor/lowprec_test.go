@@ -418,14 +418,16 @@ func TestAttentionAboveFloat16Range(t *testing.T) {
 	}
 }
 
+// (MatMul of float16 / bfloat16 runs on a GPU through cuBLAS; the dense
+// kernels without a low-precision GPU kernel are checked by
+// TestCUDAMatMulRandomLowNotImplemented.)
 func TestLowPrecisionOnGPUNamesOpAndDType(t *testing.T) {
 	g := onFakeDevice("cuda:0", Ones(2, 3).BFloat16())
 	for name, f := range map[string]func(){
-		"MatMul": func() { MatMul(g, g) },
-		"Add":    func() { Add(g, g) },
-		"ReLU":   func() { ReLU(g) },
-		"Sum":    func() { Sum(g) },
-		"Cast":   func() { onFakeDevice("cuda:0", Ones(2)).Cast(Float16) },
+		"Add":  func() { Add(g, g) },
+		"ReLU": func() { ReLU(g) },
+		"Sum":  func() { Sum(g) },
+		"Cast": func() { onFakeDevice("cuda:0", Ones(2)).Cast(Float16) },
 	} {
 		err := Catch(f)
 		var te *Error

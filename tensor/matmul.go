@@ -2,108 +2,122 @@ package tensor
 
 import (
 	"fmt"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 )
 
-// MatMulKernels are the primitive kernels of this file's ops: dense products: GEMM and AddMM.
-// Every Backend implements them (cpu_*.go, cuda_*.go, meta.go).
-type MatMulKernels interface{}
+// Dense products: MatMul, AddMM and AddMMReLU, written once for every
+// device and float dtype over the MatMulKernels of the tensors' backend.
+// Their gradients (grad_rules.go) are products with a transposed operand,
+// computed by matmulT without a transposed copy.
 
-// Gemm is the single-precision GEMM every dense product goes through:
-// C = alpha*op(A)*op(B) + beta*C for row-major A, B, C with leading
-// dimensions lda, ldb, ldc, where op transposes when tA / tB is set. op(A) is
-// (m, k), op(B) is (k, n), C is (m, n).
-type Gemm func(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
-
-var (
-	sgemm    Gemm = gonumGemm
-	blasName      = "gonum (pure Go)"
-)
-
-// SetBLAS replaces the GEMM implementation (for instance with OpenBLAS
-// opened at run time) and names it for BLASName. A nil gemm restores gonum.
-func SetBLAS(name string, gemm Gemm) {
-	if gemm == nil {
-		sgemm, blasName = gonumGemm, "gonum (pure Go)"
-		return
-	}
-	sgemm, blasName = gemm, name
+// MatMulKernels are the primitive kernels of the dense products. Every
+// Backend implements them: cpu_matmul.go (the BLAS, SetBLAS, and float32
+// row blocks for float16 / bfloat16), cuda_matmul.go (cuBLAS), meta.go.
+// Tensors are contiguous, on the backend's device, and have the shapes
+// and dtypes the calling op checked; outputs and scratch are allocated by
+// the op.
+type MatMulKernels interface {
+	// Gemm computes c = alpha * op(a) @ op(b) + beta * c, where op(x) is
+	// x, or x^T when tA (tB) is set: op(a) (M, K), op(b) (K, N), c (M, N),
+	// so a is stored (M, K) or (K, M) and b (K, N) or (N, K). a, b and c
+	// have one float dtype; products accumulate in float32 and a float16 or
+	// bfloat16 c is rounded once. With beta == 0, c's old values are not
+	// read (it may be uninitialised). ws is the scratch GemmWorkspace
+	// asked for, allocated by the caller.
+	Gemm(tA, tB bool, alpha float32, a, b *Tensor, beta float32, c *Tensor, ws []*Tensor)
+	// GemmWorkspace returns the scratch Gemm needs for these operands: the
+	// dtype and the element counts of the 1-D tensors the caller allocates
+	// (none when sizes is empty).
+	GemmWorkspace(tA, tB bool, a, b, c *Tensor) (dt DType, sizes []int)
+	// AddMM writes c + sum_i pairs[2i] @ pairs[2i+1] into out (M, N),
+	// followed by max(., 0) when relu is set: c broadcasts to (M, N) ((M, N),
+	// (N), (1, N), (M, 1), (1, 1), (1) or a scalar, any float dtype), each
+	// pair is (M, K_i) @ (K_i, N) of out's dtype. Accumulation is in
+	// float32, rounded once into a float16 or bfloat16 out. ws is the
+	// scratch AddMMWorkspace asked for.
+	AddMM(out, c *Tensor, pairs []*Tensor, relu bool, ws []*Tensor)
+	// AddMMWorkspace returns the scratch AddMM needs, as GemmWorkspace.
+	AddMMWorkspace(out, c *Tensor, pairs []*Tensor) (dt DType, sizes []int)
+	// AddMMReLUBackward writes gx = g where y > 0, else 0, for AddMMReLU's
+	// output y: the ReLU's gradient mask taken from the output. gx, g and
+	// y have one shape and one float dtype.
+	AddMMReLUBackward(gx, g, y *Tensor)
 }
 
-// BLASName names the BLAS that dense products use now.
-func BLASName() string { return blasName }
-
-func gonumGemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	ta, tb := blas.NoTrans, blas.NoTrans
-	ar, ac := m, k
-	if tA {
-		ta, ar, ac = blas.Trans, k, m
-	}
-	br, bc := k, n
-	if tB {
-		tb, br, bc = blas.Trans, n, k
-	}
-	if m == 0 || n == 0 {
-		return
-	}
-	if k == 0 {
-		for i := 0; i < m; i++ {
-			row := c[i*ldc : i*ldc+n]
-			for j := range row {
-				row[j] *= beta
-			}
-		}
-		return
-	}
-	blas32.Gemm(ta, tb, alpha,
-		blas32.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
-		blas32.General{Rows: br, Cols: bc, Stride: ldb, Data: b},
-		beta,
-		blas32.General{Rows: m, Cols: n, Stride: ldc, Data: c})
-}
-
-// MatMul returns the matrix product a @ b: (M, K) x (K, N) -> (M, N),
-// computed by the BLAS (BLASName). It panics with ErrShape when the inner
-// dimensions differ or an operand is not 2-D, and with ErrDType for
-// non-float operands.
+// MatMul returns the matrix product a @ b: (M, K) x (K, N) -> (M, N), on
+// the device of a and b. It panics with ErrShape when the inner dimensions
+// differ or an operand is not 2-D, with ErrDType for non-float operands,
+// and with ErrDevice when a and b are on two devices.
 //
 // MatMul is on autocast's lower-precision list (torch's mm, matmul,
 // linear): inside an autocast region its float operands are cast to the
 // autocast dtype and the product is float16 or bfloat16, accumulated in
-// float32 (rows are widened in blocks and the BLAS runs in float32).
-// Outside autocast, two float16 or two bfloat16 operands give a result of
-// their dtype the same way, and operands of different float dtypes are
-// promoted (PromoteTypes).
+// float32. Outside autocast, two float16 or two bfloat16 operands give a
+// result of their dtype the same way, and operands of different float
+// dtypes are promoted (PromoteTypes). Gradients: a gets g @ b^T, b gets
+// a^T @ g, in their dtype.
+//
+// Kernels: cpu_matmul.go (the BLAS named by BLASName; float16 / bfloat16
+// rows widened to float32 in blocks, rounded once), cuda_matmul.go (cuBLAS,
+// in the precision of SetFloat32MatmulPrecision).
 func MatMul(a, b *Tensor) *Tensor {
 	defer hookOp("MatMul")()
 	a, b = lowerPrecision2("MatMul", a, b)
-	if d := deviceOf("MatMul", a, b); d != "cpu" {
-		return cudaMatMul(a, b)
-	}
+	be := backendOf("MatMul", a, b)
 	if a.dtype != Float32 || b.dtype != Float32 {
 		checkFloats("MatMul", a, b)
 	}
 	checkMatMulShapes(a, b)
-	if a.dtype != Float32 {
-		return matmulLow(a, b)
+	out := gemmOn("MatMul", be, a, b, false, false)
+	return record(out, "MatMul", []*Tensor{a, b}, func(g *Tensor) []*Tensor { return gradMatMul(g, a, b) })
+}
+
+// matmulT returns op(a) @ op(b) without autograd, where op transposes when
+// tA (tB) is set: the products of MatMul's and AddMM's gradients (g @ b^T,
+// a^T @ g) without a transposed copy. a and b have one float dtype, on one
+// device.
+func matmulT(a, b *Tensor, tA, tB bool) *Tensor {
+	return gemmOn("MatMul", backendOf("MatMul", a, b), a, b, tA, tB)
+}
+
+// gemmOn allocates op(a) @ op(b), (M, N) of a's dtype, on be and computes
+// it with be.Gemm (beta 0), with the scratch the backend asks for.
+func gemmOn(op string, be Backend, a, b *Tensor, tA, tB bool) *Tensor {
+	m := a.shape[0]
+	if tA {
+		m = a.shape[1]
 	}
-	m, k, n := a.shape[0], a.shape[1], b.shape[1]
-	out := Zeros(m, n)
-	sgemm(false, false, m, n, k, 1, a.Float32s(), k, b.Float32s(), n, 0, out.Float32s(), n)
-	return record(out, "MatMul", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
-		var ga, gb *Tensor
-		if a.requiresGrad { // (M,N) x (N,K)^T... = g @ b^T : (M, K)
-			ga = Zeros(m, k)
-			sgemm(false, true, m, k, n, 1, g.Float32s(), n, b.Float32s(), n, 0, ga.Float32s(), k)
-		}
-		if b.requiresGrad { // a^T @ g : (K, N)
-			gb = Zeros(k, n)
-			sgemm(true, false, k, n, m, 1, a.Float32s(), k, g.Float32s(), n, 0, gb.Float32s(), n)
-		}
-		return []*Tensor{ga, gb}
-	})
+	n := b.shape[1]
+	if tB {
+		n = b.shape[0]
+	}
+	out := emptyOn(op, be, a.dtype, false, m, n) // beta = 0: every element is written
+	wdt, sizes := be.GemmWorkspace(tA, tB, a, b, out)
+	ws := scratchOn(op, be, wdt, sizes)
+	be.Gemm(tA, tB, 1, a, b, 0, out, ws)
+	freeScratch(ws)
+	return out
+}
+
+// scratchOn allocates the scratch a primitive asked for: one 1-D tensor
+// of dt per size, uninitialised.
+func scratchOn(op string, be Backend, dt DType, sizes []int) []*Tensor {
+	if len(sizes) == 0 {
+		return nil
+	}
+	ws := make([]*Tensor, len(sizes))
+	for i, n := range sizes {
+		ws[i] = emptyOn(op, be, dt, false, n)
+	}
+	return ws
+}
+
+// freeScratch releases scratch tensors now where the device can (a GPU
+// block returns to its cache, behind the queued kernels that use it); on
+// the CPU they are garbage once the kernel returns.
+func freeScratch(ws []*Tensor) {
+	for _, t := range ws {
+		releaseStorage(t.st)
+	}
 }
 
 // checkMatMulShapes panics with ErrShape unless a is (M, K) and b is
@@ -121,25 +135,29 @@ func checkMatMulShapes(a, b *Tensor) {
 // AddMM returns c + a @ b (torch.addmm with beta = alpha = 1): a (M, K) and
 // b (K, N) as in MatMul, c of a shape that broadcasts to (M, N) ((N) for a
 // bias row added to every row, (M, N), (1, N), (M, 1) or a scalar, as
-// torch.addmm's input), -> (M, N). more holds further (a, b) pairs, each (M, K_i) and (K_i, N),
-// whose products are added too: c + a@b + more[0]@more[1] + ... (GraphSAGE's
-// self and neighbour terms plus bias in one output).
+// torch.addmm's input), -> (M, N). more holds further (a, b) pairs, each
+// (M, K_i) and (K_i, N), whose products are added too: c + a@b +
+// more[0]@more[1] + ... (GraphSAGE's self and neighbour terms plus bias in
+// one output).
 //
-// For float32 operands on the CPU it copies c into the output and runs one
-// accumulating GEMM per pair, which saves the passes and the (M, N)
-// temporaries of separate Adds; nn.Linear and nn.SAGEConv use it. AddMM is
-// on autocast's lower-precision list (torch's addmm): inside a region the
-// pairs are cast to the autocast dtype and the result has that dtype
-// whatever c's float dtype (a float32 bias is added in float32); with
-// float16 or bfloat16 pairs and c of the same dtype outside autocast the
-// result has it too. Low-precision products are accumulated in float32
-// per block of rows and rounded once. Other mixes of dtypes, and GPU
-// tensors, compute Add(c, MatMul(a, b)) + ... with those ops' dtype rules.
-// Gradients: c gets
-// g (summed to c's shape), each a gets g @ b^T, each b a^T @ g.
+// When the pairs have one dtype and c has it too, it copies c into the
+// output and runs one accumulating GEMM per pair (on the CPU, cuBLAS with
+// beta = 1 on a GPU), which saves the passes and the (M, N) temporaries of
+// separate Adds; nn.Linear and nn.SAGEConv use it. AddMM is on autocast's
+// lower-precision list (torch's addmm): inside a region the pairs are cast
+// to the autocast dtype and the result has that dtype whatever c's float
+// dtype (a float32 bias is added in float32); with float16 or bfloat16
+// pairs and c of the same dtype outside autocast the result has it too.
+// Low-precision products are accumulated in float32 per block of rows and
+// rounded once. Other mixes of dtypes compute Add(c, MatMul(a, b)) + ...
+// with those ops' dtype rules. Gradients: c gets g (summed to c's shape),
+// each a gets g @ b^T, each b a^T @ g.
+//
 // Panics with ErrShape naming the argument when one is nil, a pair does not
 // multiply, a pair's product is not (M, N), c does not broadcast to it or
-// more has odd length, and with ErrDType for a non-float operand.
+// more has odd length, with ErrDType for a non-float operand and with
+// ErrDevice for operands on two devices. Kernels: cpu_matmul.go,
+// cuda_matmul.go (float32).
 func AddMM(c, a, b *Tensor, more ...*Tensor) *Tensor {
 	defer hookOp("AddMM")()
 	return addMM("AddMM", false, c, a, b, more)
@@ -149,15 +167,15 @@ func AddMM(c, a, b *Tensor, more ...*Tensor) *Tensor {
 // _addmm_activation, which fuses the bias, the products and the ReLU): in
 // the fused case the ReLU is applied to the output in place and its
 // gradient mask is taken from it, saving the (M, N) temporary and pass of
-// a separate ReLU. Shapes, dtypes and panics as AddMM.
+// a separate ReLU. Shapes, dtypes, devices and panics as AddMM.
 func AddMMReLU(c, a, b *Tensor, more ...*Tensor) *Tensor {
 	defer hookOp("AddMMReLU")()
 	return addMM("AddMMReLU", true, c, a, b, more)
 }
 
 // addMMShapes checks AddMM's operands (none nil, every pair's product
-// (M, N), c broadcastable to it) and returns M, N and c's row filler.
-func addMMShapes(op string, c *Tensor, pairs []*Tensor) (m, n int, fill func(r int, dst []float32)) {
+// (M, N), c broadcastable to it) and returns M and N.
+func addMMShapes(op string, c *Tensor, pairs []*Tensor) (m, n int) {
 	name := func(i int) string { // the argument pairs[i] came in
 		if i < 2 {
 			return string(rune('a' + i))
@@ -194,39 +212,7 @@ func addMMShapes(op string, c *Tensor, pairs []*Tensor) (m, n int, fill func(r i
 	if !ok {
 		panicf(ErrShape, op, "c has shape %v, which does not broadcast to a @ b's (%d, %d)", c.shape, m, n)
 	}
-	return m, n, cRows(c, m, n)
-}
-
-// cRows returns a function writing row r of c broadcast to (m, n) into
-// dst (float32, length n): c is (M, N), (N), (1, N), (M, 1), (1, 1), (1)
-// or a scalar, of any float dtype.
-func cRows(c *Tensor, m, n int) func(r int, dst []float32) {
-	cs := floatsOf(c)
-	rows, cols := 1, 1
-	switch len(c.shape) {
-	case 1:
-		cols = c.shape[0]
-	case 2:
-		rows, cols = c.shape[0], c.shape[1]
-	}
-	if rows == m && cols == n && m > 1 {
-		return func(r int, dst []float32) { copy(dst, cs.load(r*n, (r+1)*n, dst)) }
-	}
-	var row []float32 // the one row every output row gets (cols == n) or nil
-	if rows == 1 {
-		row = make([]float32, n)
-		v := cs.load(0, cols, make([]float32, cols))
-		for j := range row {
-			row[j] = v[j%cols]
-		}
-		return func(_ int, dst []float32) { copy(dst, row) }
-	}
-	col := cs.load(0, rows, make([]float32, rows)) // (M, 1): one value per row
-	return func(r int, dst []float32) {
-		for j := range dst[:n] {
-			dst[j] = col[r]
-		}
-	}
+	return m, n
 }
 
 // addMM is AddMM, followed by ReLU when relu is set.
@@ -236,23 +222,20 @@ func addMM(op string, relu bool, c, a, b *Tensor, more []*Tensor) *Tensor {
 	}
 	pairs := append([]*Tensor{a, b}, more...)
 	checkFloats(op, append([]*Tensor{c}, pairs...)...)
-	m, n, fill := addMMShapes(op, c, pairs)
+	m, n := addMMShapes(op, c, pairs)
 	if on, adt := AutocastState(); on {
 		for i, t := range pairs {
 			pairs[i] = autocastTo(op, t, adt)
 		}
 	}
-	dev := deviceOf(op, append([]*Tensor{c}, pairs...)...)
+	inputs := append([]*Tensor{c}, pairs...)
+	be := backendOf(op, inputs...)
 	dt, same := pairs[0].dtype, true
 	for _, t := range pairs {
 		same = same && t.dtype == dt
 	}
-	lowDT := dt == Float16 || dt == BFloat16
-	switch {
-	case dev == "cpu" && same && dt == Float32 && c.dtype == Float32:
-	case dev == "cpu" && same && lowDT && (c.dtype == dt || autocastOn() && c.dtype.IsFloatingPoint()):
-		return addMMLow(op, relu, c, pairs, m, n, fill)
-	default:
+	fused := same && (dt == Float32 && c.dtype == Float32 || isLow(dt) && (c.dtype == dt || autocastOn()))
+	if !fused {
 		out := c
 		for i := 0; i < len(pairs); i += 2 {
 			out = Add(out, MatMul(pairs[i], pairs[i+1]))
@@ -262,60 +245,23 @@ func addMM(op string, relu bool, c, a, b *Tensor, more []*Tensor) *Tensor {
 		}
 		return out
 	}
-	out := New(Float32, m, n)
-	od := out.Float32s()
-	parallelFor(m, max(1, (1<<15)/max(n, 1)), func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			fill(r, od[r*n:(r+1)*n])
-		}
-	})
-	for i := 0; i < len(pairs); i += 2 {
-		x, w := pairs[i], pairs[i+1]
-		k := x.shape[1]
-		sgemm(false, false, m, n, k, 1, x.Float32s(), k, w.Float32s(), n, 1, od, n)
-	}
+	out := emptyOn(op, be, dt, false, m, n) // c's rows are copied into every row
+	wdt, sizes := be.AddMMWorkspace(out, c, pairs)
+	ws := scratchOn(op, be, wdt, sizes)
+	be.AddMM(out, c, pairs, relu, ws)
+	freeScratch(ws)
+	var y *Tensor // the output, whose sign is the ReLU's gradient mask
 	if relu {
-		parallelFor(len(od), 1<<15, func(lo, hi int) {
-			o := od[lo:hi]
-			for i, v := range o {
-				o[i] = max(v, 0)
-			}
-		})
+		y = out
 	}
-	var mask func(g *Tensor) *Tensor
-	if relu {
-		mask = func(g *Tensor) *Tensor { return reluGrad(g, od) }
-	}
-	return recordAddMM(op, out, c, pairs, m, n, mask, func(g, x, w *Tensor, k int) (gx, gw *Tensor) {
-		if x.requiresGrad { // g @ w^T : (M, K)
-			gx = New(Float32, m, k)
-			sgemm(false, true, m, k, n, 1, g.Float32s(), n, w.Float32s(), n, 0, gx.Float32s(), k)
-		}
-		if w.requiresGrad { // x^T @ g : (K, N)
-			gw = New(Float32, k, n)
-			sgemm(true, false, k, n, m, 1, x.Float32s(), k, g.Float32s(), n, 0, gw.Float32s(), n)
-		}
-		return gx, gw
-	})
+	return record(out, op, inputs, func(g *Tensor) []*Tensor { return gradAddMM(g, y, c, pairs) })
 }
 
-// recordAddMM records AddMM's node: its backward masks the output gradient
-// (the ReLU's, when mask is set), gives c the gradient summed to c's shape
-// and each pair (x, w) the gradients grads computes from the masked
-// gradient (nil for an operand that does not require grad).
-func recordAddMM(op string, out, c *Tensor, pairs []*Tensor, m, n int, mask func(g *Tensor) *Tensor,
-	grads func(g, x, w *Tensor, k int) (gx, gw *Tensor)) *Tensor {
-	return record(out, op, append([]*Tensor{c}, pairs...), func(g *Tensor) []*Tensor {
-		res := make([]*Tensor, 1+len(pairs))
-		if mask != nil {
-			g = mask(g)
-		}
-		if c.requiresGrad {
-			res[0] = sumTo(g, c.shape)
-		}
-		for i := 0; i < len(pairs); i += 2 {
-			res[1+i], res[2+i] = grads(g, pairs[i], pairs[i+1], pairs[i].shape[1])
-		}
-		return res
-	})
+// addMMReLUBackward returns g where AddMMReLU's output y is positive and 0
+// elsewhere, on their device, in g's dtype.
+func addMMReLUBackward(g, y *Tensor) *Tensor {
+	be := backendOf("AddMMReLU", g, y)
+	gx := emptyOn("AddMMReLU", be, g.dtype, false, g.shape...) // every element is written
+	be.AddMMReLUBackward(gx, g, y)
+	return gx
 }

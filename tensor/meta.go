@@ -67,6 +67,30 @@ func (*metaBackend) Synchronize() error          { return nil }
 // matmul kernels: nothing to compute on the meta device.
 // ---------------------------------------------------------------------
 
+// The scratch a product allocates is what the device the meta device
+// stands for asks for.
+
+func (*metaBackend) Gemm(tA, tB bool, alpha float32, a, b *Tensor, beta float32, c *Tensor, ws []*Tensor) {
+}
+
+func (m *metaBackend) GemmWorkspace(tA, tB bool, a, b, c *Tensor) (DType, []int) {
+	if m.standsFor == "cuda" {
+		return cudaGemmWorkspace(tA, tB, a, b, c)
+	}
+	return cpu.GemmWorkspace(tA, tB, a, b, c)
+}
+
+func (*metaBackend) AddMM(out, c *Tensor, pairs []*Tensor, relu bool, ws []*Tensor) {}
+
+func (m *metaBackend) AddMMWorkspace(out, c *Tensor, pairs []*Tensor) (DType, []int) {
+	if m.standsFor == "cuda" {
+		return cudaAddMMWorkspace(out, c, pairs)
+	}
+	return cpu.AddMMWorkspace(out, c, pairs)
+}
+
+func (*metaBackend) AddMMReLUBackward(gx, g, y *Tensor) {}
+
 // (end of matmul kernels)
 //
 //
@@ -123,6 +147,19 @@ func (m *metaBackend) CountEqual(a, b *Tensor) int {
 // random kernels: nothing to compute on the meta device.
 // ---------------------------------------------------------------------
 
+// Dropout keeps mask bits where the device it stands for does (the CPU),
+// so the meta device counts them.
+
+func (m *metaBackend) DropoutMaskWords(n int) int {
+	if m.standsFor == "cuda" {
+		return 0 // a GPU regenerates the mask in backward
+	}
+	return cpu.DropoutMaskWords(n)
+}
+
+func (*metaBackend) DropoutForward(out, x, mask *Tensor, reuse bool, p float32, seed, base uint64) {}
+func (*metaBackend) DropoutBackward(gx, g, mask *Tensor, p float32, seed, base uint64)             {}
+
 // (end of random kernels)
 //
 //
@@ -131,6 +168,9 @@ func (m *metaBackend) CountEqual(a, b *Tensor) int {
 // ---------------------------------------------------------------------
 // step kernels: nothing to compute on the meta device.
 // ---------------------------------------------------------------------
+
+func (*metaBackend) AdamStep(param, grad, m, v *Tensor, cfg AdamConfig) {}
+func (*metaBackend) Axpy(y, x *Tensor, alpha float32)                   {}
 
 // (end of step kernels)
 //

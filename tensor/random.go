@@ -2,15 +2,36 @@ package tensor
 
 import (
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 )
 
-// RandomKernels are the primitive kernels of this file's ops: dropout masks drawn from the counter-based Philox stream.
-// Every Backend implements them (cpu_*.go, cuda_*.go, meta.go).
-type RandomKernels interface{}
+// RandomKernels are the primitive kernels of dropout: masks drawn from the
+// counter-based Philox4x32-10 stream of (seed, base), element i kept when
+// word i%4 of the block at counter (i/4, base), shifted right by 8 and
+// scaled by 2^-24, is >= p, and kept elements scaled by 1/(1-p). Every
+// Backend implements them: cpu_random.go (the mask kept as bits),
+// cuda_random.go (kernels.DropoutForward / DropoutBackward, the mask
+// regenerated), meta.go. Rand and Randn draw on the host from a
+// generator's sequential stream and need no kernel.
+type RandomKernels interface {
+	// DropoutMaskWords returns how many int64 words of mask the backend
+	// keeps from the forward pass of a dropout of n elements for its
+	// backward pass (0 when it regenerates the mask from (seed, base)).
+	// The op allocates them.
+	DropoutMaskWords(n int) int
+	// DropoutForward writes out = x/(1-p) where the mask of (seed, base, p)
+	// keeps the element, else 0; out and x have one shape and float dtype.
+	// mask, of DropoutMaskWords(x.n) int64 words (nil when that is 0),
+	// receives the mask, or holds it already when reuse is set (the mask
+	// of an earlier call with the same seed, base, p and size).
+	DropoutForward(out, x, mask *Tensor, reuse bool, p float32, seed, base uint64)
+	// DropoutBackward writes gx = g/(1-p) where the forward pass kept the
+	// element, else 0, from mask (as DropoutForward left it) or, where the
+	// backend keeps none, from (seed, base, p).
+	DropoutBackward(gx, g, mask *Tensor, p float32, seed, base uint64)
+}
 
 // Generator is a seed with a running Philox offset, plus a sequential
 // stream for initialisation and shuffles. Dropout masks are a pure function
@@ -79,33 +100,27 @@ func ManualSeed(seed int64) { defaultGen.Seed(seed) }
 func DefaultGenerator() *Generator { return defaultGen }
 
 // Rand returns a float32 tensor of uniform values in [lo, hi) drawn from
-// gen (the default generator when nil).
+// gen's sequential stream (the default generator when nil), in element
+// order, on the CPU (move it with To).
 func Rand(gen *Generator, lo, hi float32, shape ...int) *Tensor {
 	defer hookOp("Rand")()
 	if gen == nil {
 		gen = defaultGen
 	}
-	t := Zeros(shape...)
-	gen.mu.Lock()
-	for i, d := 0, t.Float32s(); i < len(d); i++ {
-		d[i] = lo + (hi-lo)*float32(gen.pcg.Float64())
-	}
-	gen.mu.Unlock()
+	t := emptyOn("Rand", cpu, Float32, false, shape...)
+	cpu.uniform(t, gen, lo, hi)
 	return t
 }
 
-// Randn returns a float32 tensor of standard normal values from gen.
+// Randn returns a float32 tensor of standard normal values from gen's
+// sequential stream (the default generator when nil), on the CPU.
 func Randn(gen *Generator, shape ...int) *Tensor {
 	defer hookOp("Randn")()
 	if gen == nil {
 		gen = defaultGen
 	}
-	t := Zeros(shape...)
-	gen.mu.Lock()
-	for i, d := 0, t.Float32s(); i < len(d); i++ {
-		d[i] = float32(gen.pcg.NormFloat64())
-	}
-	gen.mu.Unlock()
+	t := emptyOn("Randn", cpu, Float32, false, shape...)
+	cpu.normal(t, gen)
 	return t
 }
 
@@ -114,12 +129,14 @@ func Randn(gen *Generator, shape ...int) *Tensor {
 // otherwise it returns x. The mask comes from gen's counter stream (the
 // default generator when gen is nil). On the CPU the mask is kept as bits
 // (one bit per element, counted in the memory accounting) for the backward
-// pass; on a GPU it is regenerated.
-// Inside a Checkpoint the draw is recorded and replayed when the function
-// is recomputed, reusing the forward pass's mask bits. Float32, float16 or bfloat16 (the
-// result has x's dtype; kept low-precision values are scaled in float32
-// and rounded once), any shape. Panics with ErrShape unless 0 <= p <= 1,
-// and with ErrDType for a non-floating-point x.
+// pass; on a GPU it is regenerated. Inside a Checkpoint the draw is
+// recorded and replayed when the function is recomputed, reusing the
+// forward pass's mask bits. Float32, float16 or bfloat16 (the result has
+// x's dtype; kept low-precision values are scaled in float32 and rounded
+// once; a GPU has float32 kernels only), any shape, on x's device. Panics
+// with ErrShape unless 0 <= p <= 1, and with ErrDType for a
+// non-floating-point x. Kernels: cpu_random.go, cuda_random.go
+// (kernels.DropoutForward / DropoutBackward).
 func Dropout(x *Tensor, p float32, training bool, gen *Generator) *Tensor {
 	defer hookOp("Dropout")()
 	if p < 0 || p > 1 || p != p {
@@ -164,159 +181,38 @@ func DropoutAt(x *Tensor, p float32, seed, base uint64) *Tensor {
 	return out
 }
 
-// dropoutAt is DropoutAt. A float32 x on the CPU also returns the mask bits
-// (int64 words, bit i%64 of word i/64 set when element i is kept), and
-// given the bits of an earlier call with the same (seed, base, p) and
-// size, it uses them instead of drawing (checkpoint recomputation).
+// dropoutAt is DropoutAt. Where the backend keeps the mask for backward
+// (the CPU: bits, an int64 word per 64 elements, bit i%64 of word i/64 set
+// when element i is kept) it also returns the mask, and given the mask of
+// an earlier call with the same (seed, base, p) and size, it uses it
+// instead of drawing (checkpoint recomputation). A GPU regenerates the
+// mask from (seed, base) in backward and returns none.
 func dropoutAt(x *Tensor, p float32, seed, base uint64, given *Tensor) (*Tensor, *Tensor) {
-	if d := deviceOf("DropoutAt", x); d != "cpu" {
-		return cudaDropoutAt(x, p, seed, base), nil
-	}
-	scale := 1 / (1 - p)
-	n := x.n
-	out := Empty(x.dtype, x.shape...) // every element is written under the mask
-	apply := maskedScaler(x, out, scale)
-	words := (n + 63) / 64
-	maskT := given
-	if given == nil || given.dtype != Int64 || given.n != words {
-		maskT = New(Int64, words)
-		drawMask(maskT.Int64s(), n, p, seed, base, apply)
-	} else {
-		applyMask(given.Int64s(), apply)
-	}
-	return dropoutRecord(x, out, maskT, scale), maskT
-}
-
-// maskedScaler returns the function that writes word wi's 64 elements of
-// dst from src (same dtype and size) under mask word m: kept ones scaled
-// by scale, dropped ones zero.
-func maskedScaler(src, dst *Tensor, scale float32) func(wi int, m uint64) {
-	if isLow(src.dtype) {
-		s, d, dt := src.Uint16s(), dst.Uint16s(), src.dtype
-		return func(wi int, m uint64) { lowMaskedScale(dt, s, d, wi, m, scale) }
-	}
-	s, d := src.Float32s(), dst.Float32s()
-	return func(wi int, m uint64) { maskedScale(s, d, wi, m, scale) }
-}
-
-// applyMask hands every word of mask to apply, words split over goroutines.
-func applyMask(mask []int64, apply func(wi int, m uint64)) {
-	parallelFor(len(mask), 1<<6, func(lo, hi int) {
-		for wi := lo; wi < hi; wi++ {
-			apply(wi, uint64(mask[wi]))
+	const op = "DropoutAt"
+	be := backendOf(op, x)
+	checkFloats(op, x)
+	out := emptyOn(op, be, x.dtype, false, x.shape...) // every element is written under the mask
+	var mask *Tensor
+	reuse := false
+	if words := be.DropoutMaskWords(x.n); words > 0 {
+		if given != nil && given.dtype == Int64 && given.n == words {
+			mask, reuse = given, true
+		} else {
+			mask = emptyOn(op, be, Int64, false, words) // every word is drawn
 		}
-	})
-}
-
-// drawMask fills mask with the keep bits of n elements (bit i%64 of word
-// i/64 set when element i is kept): Philox4x32-10 of counter (i/4, base)
-// under key seed, word i%4, kept when its top 24 bits as a fraction are
-// >= p, the mask kernels.DropoutForward draws on a GPU
-// (kernels.DropoutKeep). Words of 64 elements (16 Philox groups) are split
-// over goroutines, each word with one writer, and each is handed to apply
-// as soon as it is drawn (while its elements are in cache).
-func drawMask(mask []int64, n int, p float32, seed, base uint64, apply func(wi int, m uint64)) {
-	k0, k1 := uint32(seed), uint32(seed>>32)
-	o0, o1 := uint32(base), uint32(base>>32)
-	thr := keepThreshold(p)
-	parallelFor(len(mask), 1<<6, func(lo, hi int) {
-		for wi := lo; wi < hi; wi++ {
-			var m uint64
-			for gi := 0; gi < 16 && 4*(16*wi+gi) < n; gi += 2 {
-				g := uint64(16*wi + gi)
-				a0, a1, a2, a3, b0, b1, b2, b3 := philox4x32x2(uint32(g), uint32(g+1), uint32(g>>32), o0, o1, k0, k1)
-				k := uint64(b2u32(a0>>8 >= thr)) | uint64(b2u32(a1>>8 >= thr))<<1 |
-					uint64(b2u32(a2>>8 >= thr))<<2 | uint64(b2u32(a3>>8 >= thr))<<3 |
-					uint64(b2u32(b0>>8 >= thr))<<4 | uint64(b2u32(b1>>8 >= thr))<<5 |
-					uint64(b2u32(b2>>8 >= thr))<<6 | uint64(b2u32(b3>>8 >= thr))<<7
-				m |= k << (4 * gi)
-			}
-			mask[wi] = int64(m)
-			apply(wi, m)
-		}
-	})
-}
-
-// dropoutRecord records out = dropout(x) with the mask bits maskT (kept by
-// the node for backward, which is a masked copy of the gradient in x's
-// dtype).
-func dropoutRecord(x, out, maskT *Tensor, scale float32) *Tensor {
-	mask := maskT.Int64s()
-	return record(out, "Dropout", []*Tensor{x, maskT}, func(g *Tensor) []*Tensor {
-		gx := Empty(g.dtype, g.shape...) // every element is written under the mask
-		applyMask(mask, maskedScaler(g, gx, scale))
-		return []*Tensor{gx, nil}
-	})
-}
-
-// maskedScale sets dst[i] = src[i]*scale where bit i%64 of m is set and 0
-// elsewhere, for the 64 elements of word wi (fewer at the end), without a
-// branch.
-func maskedScale(src, dst []float32, wi int, m uint64, scale float32) {
-	lo := 64 * wi
-	hi := min(lo+64, len(src))
-	s, d := src[lo:hi], dst[lo:hi]
-	d = d[:len(s)]
-	for j, v := range s {
-		d[j] = math.Float32frombits(math.Float32bits(v*scale) & -uint32(m>>uint(j)&1))
 	}
+	be.DropoutForward(out, x, mask, reuse, p, seed, base)
+	return record(out, "Dropout", []*Tensor{x, mask}, func(g *Tensor) []*Tensor {
+		return gradDropout(g, mask, p, seed, base)
+	}), mask
 }
 
-// lowMaskedScale is maskedScale for float16 / bfloat16 bits (dtype dt): a
-// kept value is scaled in float32 and rounded once, a dropped one is +0.
-func lowMaskedScale(dt DType, src, dst []uint16, wi int, m uint64, scale float32) {
-	lo := 64 * wi
-	hi := min(lo+64, len(src))
-	s, d := src[lo:hi], dst[lo:hi]
-	d = d[:len(s)]
-	for j, v := range s {
-		d[j] = lowRound(dt, lowElem(dt, v)*scale) & -uint16(m>>uint(j)&1)
-	}
-}
-
-// keepThreshold returns the smallest 24-bit t with float32(t)/2^24 >= p:
-// an element is kept when its draw's top 24 bits are >= t, the same
-// outcome as comparing the float32 fraction with p.
-func keepThreshold(p float32) uint32 {
-	t := uint32(float64(p) * 16777216)
-	for t > 0 && float32(t-1)*(1.0/16777216.0) >= p {
-		t--
-	}
-	for t < 1<<24 && float32(t)*(1.0/16777216.0) < p {
-		t++
-	}
-	return t
-}
-
-// philox4x32x2 is philox4x32 of the counters (ga, hi, c2, c3) and (gb, hi,
-// c2, c3) at once (ga even, gb = ga+1, so hi is shared): two independent
-// chains of multiplies in one loop, which the CPU overlaps.
-func philox4x32x2(ga, gb, hi, c2, c3, k0, k1 uint32) (a0, a1, a2, a3, b0, b1, b2, b3 uint32) {
-	a0, a1, a2, a3 = ga, hi, c2, c3
-	b0, b1, b2, b3 = gb, hi, c2, c3
-	for r := 0; r < 10; r++ {
-		ah0, al0 := bits.Mul32(0xD2511F53, a0)
-		ah1, al1 := bits.Mul32(0xCD9E8D57, a2)
-		bh0, bl0 := bits.Mul32(0xD2511F53, b0)
-		bh1, bl1 := bits.Mul32(0xCD9E8D57, b2)
-		a0, a1, a2, a3 = ah1^a1^k0, al1, ah0^a3^k1, al0
-		b0, b1, b2, b3 = bh1^b1^k0, bl1, bh0^b3^k1, bl0
-		k0 += 0x9E3779B9
-		k1 += 0xBB67AE85
-	}
-	return
-}
-
-// philox4x32 is Philox4x32-10 of counter (c0, c1, c2, c3) under key (k0,
-// k1): kernels.Philox4x32 (the CPU twin of the GPU dropout RNG) written
-// with scalar words, several times faster in the dropout loop.
-func philox4x32(c0, c1, c2, c3, k0, k1 uint32) (uint32, uint32, uint32, uint32) {
-	for r := 0; r < 10; r++ {
-		hi0, lo0 := bits.Mul32(0xD2511F53, c0)
-		hi1, lo1 := bits.Mul32(0xCD9E8D57, c2)
-		c0, c1, c2, c3 = hi1^c1^k0, lo1, hi0^c3^k1, lo0
-		k0 += 0x9E3779B9
-		k1 += 0xBB67AE85
-	}
-	return c0, c1, c2, c3
+// dropoutBackward returns g scaled by 1/(1-p) where dropout (p, seed,
+// base) kept the element and 0 elsewhere, in g's dtype, from the mask the
+// backend kept (nil where it regenerates it).
+func dropoutBackward(g, mask *Tensor, p float32, seed, base uint64) *Tensor {
+	be := backendOf("Dropout", g, mask)
+	gx := emptyOn("Dropout", be, g.dtype, false, g.shape...) // every element is written under the mask
+	be.DropoutBackward(gx, g, mask, p, seed, base)
+	return gx
 }

@@ -1,14 +1,16 @@
 package tensor
 
-import (
-	"math"
-
-	"github.com/gnnrepl/gnnrepl/kernels"
-)
-
-// StepKernels are the primitive kernels of this file's ops: optimizer updates in place (Adam, axpy).
-// Every Backend implements them (cpu_*.go, cuda_*.go, meta.go).
-type StepKernels interface{}
+// StepKernels are the primitive kernels of the optimizer updates, in place
+// and outside autograd. Every Backend implements them: cpu_step.go (Go
+// loops), cuda_step.go (kernels.AdamStep, kernels.AxpyF32), meta.go. The
+// tensors are float32 and of one element count.
+type StepKernels interface {
+	// AdamStep applies one Adam / AdamW update to param, m and v in
+	// place (see the function AdamStep for the arithmetic).
+	AdamStep(param, grad, m, v *Tensor, cfg AdamConfig)
+	// Axpy does y += alpha * x in place.
+	Axpy(y, x *Tensor, alpha float32)
+}
 
 // Parameter updates on any device, outside autograd. An optimizer that
 // keeps flat []float32 views of CPU parameters can keep doing so on the
@@ -42,10 +44,11 @@ type AdamConfig struct {
 // float32 arithmetic in Go (results agree to rounding). It records no
 // gradient. Panics with ErrShape, ErrDType or ErrDevice when the four
 // tensors differ in element count, dtype or device, and with ErrShape when
-// Step < 1.
+// Step < 1. Kernels: cpu_step.go, cuda_step.go (kernels.AdamStep).
 func AdamStep(param, grad, m, v *Tensor, cfg AdamConfig) {
 	defer hookOp("AdamStep")()
 	const op = "AdamStep"
+	be := backendOf(op, param, grad, m, v)
 	checkFloat(op, param, grad, m, v)
 	for _, t := range []*Tensor{grad, m, v} {
 		if t.n != param.n {
@@ -55,57 +58,21 @@ func AdamStep(param, grad, m, v *Tensor, cfg AdamConfig) {
 	if cfg.Step < 1 {
 		panicf(ErrShape, op, "Step = %d, want >= 1", cfg.Step)
 	}
-	if dev := deviceOf(op, param, grad, m, v); dev != "cpu" {
-		d := cudaOf(op, param)
-		d.must(op, kernels.AdamStep(d.s, ptr(param), ptr(grad), ptr(m), ptr(v), param.n, kernels.AdamParams{
-			LR: cfg.LR, Beta1: cfg.Beta1, Beta2: cfg.Beta2, Eps: cfg.Eps,
-			WeightDecay: cfg.WeightDecay, Step: cfg.Step, Decoupled: cfg.Decoupled}))
-		return
-	}
-	bc1 := 1 - math.Pow(cfg.Beta1, float64(cfg.Step))
-	bc2 := 1 - math.Pow(cfg.Beta2, float64(cfg.Step))
-	decay := float32(1)
-	if cfg.Decoupled {
-		decay = float32(1 - cfg.LR*cfg.WeightDecay)
-	}
-	beta1, beta2 := float32(cfg.Beta1), float32(cfg.Beta2)
-	omb1, omb2 := float32(1-cfg.Beta1), float32(1-cfg.Beta2)
-	eps, wd := float32(cfg.Eps), float32(cfg.WeightDecay)
-	stepSize, bc2s := float32(cfg.LR/bc1), float32(math.Sqrt(bc2))
-	pd, gd, md, vd := param.Float32s(), grad.Float32s(), m.Float32s(), v.Float32s()
-	fma := func(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
-	parallelFor(len(pd), 1<<14, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			p, g := pd[i], gd[i]
-			if cfg.Decoupled {
-				p *= decay
-			} else if wd != 0 {
-				g = fma(wd, p, g)
-			}
-			mi := fma(beta1, md[i], omb1*g)
-			vi := fma(beta2, vd[i], omb2*g*g)
-			md[i], vd[i] = mi, vi
-			pd[i] = p - stepSize*mi/(float32(math.Sqrt(float64(vi)))/bc2s+eps)
-		}
-	})
+	be.AdamStep(param, grad, m, v, cfg)
 }
 
 // AddScaledInPlace does t += alpha * x in place, outside autograd
 // (torch.Tensor.add_(x, alpha=alpha)): the SGD update p.AddScaledInPlace(g,
 // -lr) and gradient accumulation, on t's device. Float32; panics with
 // ErrShape when the element counts differ and with ErrDevice when the
-// devices do.
+// devices do. Kernels: cpu_step.go, cuda_step.go (kernels.AxpyF32).
 func (t *Tensor) AddScaledInPlace(x *Tensor, alpha float32) {
 	defer hookOp("AddScaledInPlace")()
 	const op = "AddScaledInPlace"
+	be := backendOf(op, t, x)
 	checkFloat(op, t, x)
 	if t.n != x.n {
 		panicf(ErrShape, op, "tensors of shapes %v and %v differ in size", t.shape, x.shape)
 	}
-	if dev := deviceOf(op, t, x); dev != "cpu" {
-		d := cudaOf(op, t)
-		d.must(op, kernels.AxpyF32(d.s, ptr(x), alpha, ptr(t), t.n))
-		return
-	}
-	axpy(alpha, x.Float32s(), t.Float32s())
+	be.Axpy(t, x, alpha)
 }
