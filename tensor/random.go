@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"

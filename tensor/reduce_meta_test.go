@@ -40,7 +40,7 @@ func toMeta(t *testing.T, x *Tensor) *Tensor {
 // allocated runs f on device dev and returns its result and the bytes
 // allocated on dev by its forward and (when the result requires grad) its
 // backward, seeded with zeros.
-func allocated(dev string, f func() *Tensor) (out *Tensor, fwd, bwd int64) {
+func reduceAllocated(dev string, f func() *Tensor) (out *Tensor, fwd, bwd int64) {
 	t0 := TotalAllocatedBytes(dev)
 	out = f()
 	fwd = TotalAllocatedBytes(dev) - t0
@@ -97,10 +97,10 @@ func TestReduceOpsOnMeta(t *testing.T) {
 				}
 				metaIn[i] = toMeta(t, v)
 			}
-			want, wf, wb := allocated("cpu", func() *Tensor { return c.f(cpuIn) })
+			want, wf, wb := reduceAllocated("cpu", func() *Tensor { return c.f(cpuIn) })
 			var got *Tensor
 			var gf, gb int64
-			if err := Catch(func() { got, gf, gb = allocated("meta", func() *Tensor { return c.f(metaIn) }) }); err != nil {
+			if err := Catch(func() { got, gf, gb = reduceAllocated("meta", func() *Tensor { return c.f(metaIn) }) }); err != nil {
 				t.Fatalf("on meta: %v", err)
 			}
 			if got.Device() != "meta" || !sameShape(got.shape, want.shape) || got.dtype != want.dtype {
