@@ -100,6 +100,26 @@ func (*metaBackend) AddMMReLUBackward(gx, g, y *Tensor) {}
 // sparse kernels: nothing to compute on the meta device.
 // ---------------------------------------------------------------------
 
+func (*metaBackend) SpMM(adj *Adj, reduce string, u, e, out, arg *Tensor)              {}
+func (*metaBackend) SpMMBackwardU(adj *Adj, reduce string, g, e, arg, gu, acc *Tensor) {}
+func (*metaBackend) SpMMBackwardE(adj *Adj, reduce string, g, u, arg, ge, acc *Tensor) {}
+func (*metaBackend) SDDMM(adj *Adj, op string, lhs, rhs, out *Tensor)                  {}
+func (*metaBackend) SDDMMBackward(adj *Adj, op string, g, lhs, rhs, gl, gr *Tensor)    {}
+func (*metaBackend) EdgeSoftmax(adj *Adj, scores, out *Tensor)                         {}
+func (*metaBackend) EdgeSoftmaxBackward(adj *Adj, out, g, gs *Tensor)                  {}
+
+// ScatterAdj returns an adjacency of the scatter's sizes (len(idx) edges
+// into n destinations), all edges at the last destination: a meta index
+// has no values, and the meta kernels read none.
+func (*metaBackend) ScatterAdj(idx *Tensor, n int) *Adj {
+	adj := &Adj{NumSrc: idx.n, NumDst: n, Indptr: make([]int64, n+1)}
+	if n > 0 {
+		adj.Indptr[n] = int64(idx.n)
+		adj.Indices = make([]int64, idx.n)
+	}
+	return adj
+}
+
 // (end of sparse kernels)
 //
 //

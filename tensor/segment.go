@@ -3,8 +3,10 @@ package tensor
 // SegmentReduce reduces consecutive row segments of x: segment i is rows
 // offsets[i] to offsets[i+1]. (N, F) with offsets (B+1) -> (B, F); reduce is
 // "sum", "mean" or "max", and an empty segment gives 0 (DGL's
-// segment_reduce; graph readout over a batch of graphs). Float32, with
-// gradients. It is SpMM over the segment adjacency.
+// segment_reduce; graph readout over a batch of graphs). Float dtypes as
+// SpMM, with gradients, on any device (the segment adjacency is built on
+// the host from offsets). It is SpMM over the segment adjacency; it panics
+// with ErrShape when offsets do not run from 0 to N without decreasing.
 func SegmentReduce(x *Tensor, offsets []int64, reduce string) *Tensor {
 	defer hookOp("SegmentReduce")()
 	n, _ := rows2("SegmentReduce", x)
@@ -26,17 +28,28 @@ func SegmentReduce(x *Tensor, offsets []int64, reduce string) *Tensor {
 // ScatterReduce reduces the rows of src into n output rows by index: row i
 // of src goes to out[idx[i]] (PyG's torch_scatter.scatter with reduce
 // "sum", "mean" or "max"; rows that receive nothing are 0). (M, F) with idx
-// (M) int64 -> (n, F). Float32, with gradients.
+// (M) int64 -> (n, F). Float dtypes as SpMM, with gradients. It is SpMM
+// over the adjacency of the scatter (Backend.ScatterAdj), built on the
+// host: a GPU index is downloaded (a synchronization), the values of a
+// meta index are not needed. Panics with ErrIndex naming the first index
+// outside [0, n), ErrDType for an index that is not 1-D int64, ErrShape
+// when idx and src differ in length, ErrDevice for two devices.
 func ScatterReduce(n int, idx, src *Tensor, reduce string) *Tensor {
 	defer hookOp("ScatterReduce")()
-	if d := deviceOf("ScatterReduce", idx, src); d != "cpu" {
-		idx = download(idx) // the segment adjacency is built on the host; SpMM runs on d
-	}
-	ids := checkIndex("ScatterReduce", idx, n)
+	be := backendOf("ScatterReduce", idx, src)
+	checkDevIndex("ScatterReduce", idx, n)
 	m, _ := rows2("ScatterReduce", src)
-	if m != len(ids) {
-		panicf(ErrShape, "ScatterReduce", "index has %d entries but src has %d rows", len(ids), m)
+	if m != idx.n {
+		panicf(ErrShape, "ScatterReduce", "index has %d entries but src has %d rows", idx.n, m)
 	}
+	return SpMM(be.ScatterAdj(idx, n), src, nil, reduce)
+}
+
+// scatterAdj is the adjacency of a scatter by ids into n rows (ids in [0,
+// n)): destination v's in-edges are the positions i with ids[i] == v, in
+// increasing i (a counting sort).
+func scatterAdj(ids []int64, n int) *Adj {
+	m := len(ids)
 	adj := &Adj{NumSrc: m, NumDst: n, Indptr: make([]int64, n+1), Indices: make([]int64, m)}
 	for _, v := range ids {
 		adj.Indptr[v+1]++
@@ -49,5 +62,5 @@ func ScatterReduce(n int, idx, src *Tensor, reduce string) *Tensor {
 		adj.Indices[next[v]] = int64(i)
 		next[v]++
 	}
-	return SpMM(adj, src, nil, reduce)
+	return adj
 }

@@ -2,14 +2,76 @@ package tensor
 
 import (
 	"fmt"
-	"math"
-	"runtime"
 	"sync"
 )
 
-// SparseKernels are the primitive kernels of this file's ops: graph ops over an Adj: SpMM, SDDMM, edge softmax and segment reductions, forward and backward.
-// Every Backend implements them (cpu_*.go, cuda_*.go, meta.go).
-type SparseKernels interface{}
+// SparseKernels are the primitive kernels of the graph ops over an Adj
+// (SpMM, SDDMM, EdgeSoftmax, and through SpMM SegmentReduce and
+// ScatterReduce), forward and backward, as DGL's gspmm / gsddmm /
+// edge_softmax kernels. Every Backend implements them: cpu_sparse.go (the
+// reference loops and the edge-balanced fast paths), cuda_sparse.go (the
+// kernels package's SpMM, SDDMM and edge-softmax kernels over the Adj
+// uploaded once per device), meta.go (nothing to compute).
+//
+// The ops have checked the shapes and dtypes: u, e, lhs, rhs, g and the
+// outputs are contiguous tensors of the backend's device, of one float
+// dtype per call (float32, float16 or bfloat16) unless a method says
+// otherwise; edge tensors (E) or (E, H) are in edge-id order (Adj.EIDs);
+// an output is overwritten unless its method says it arrives zeroed.
+// Float16 and bfloat16 operands are widened as they are read, every sum
+// is accumulated in float32 and each result is rounded once. A backend
+// without a kernel for a dtype panics with ErrNotImplemented naming the
+// op, the dtype and the device.
+type SparseKernels interface {
+	// SpMM writes into out (NumDst, F) the reduction ("sum", "mean" or
+	// "max") at each destination of the messages along its in-edges: the
+	// source row u[src] (NumSrc, F) when e is nil, else u[src] times the
+	// edge's value e[eid] (E) or (E, H), head k scaling features
+	// [k*F/H, (k+1)*F/H). A destination without in-edges gets 0. For
+	// "max", arg (NumDst, F) int64 receives the Adj position of the edge
+	// that won each element (-1 where none did), the input of the
+	// backward; arg is nil for the other reducers.
+	SpMM(adj *Adj, reduce string, u, e, out, arg *Tensor)
+	// SpMMBackwardU writes into gu (NumSrc, F) SpMM's gradient with
+	// respect to u from the output gradient g (NumDst, F), for the same
+	// reduce, e and arg. For "max", acc is a zeroed float32 tensor of gu's
+	// shape into which the kernel adds the winners' gradients before
+	// rounding them into gu (acc is gu itself when gu is float32); acc is
+	// nil for "sum" and "mean".
+	SpMMBackwardU(adj *Adj, reduce string, g, e, arg, gu, acc *Tensor)
+	// SpMMBackwardE writes into ge, of e's shape, SpMM's gradient with
+	// respect to e from g (NumDst, F) and u (NumSrc, F): per edge and
+	// head, the dot product of g[dst] and u[src] (divided by the in-degree
+	// for "mean"), or for "max" the sum of g*u over the elements the edge
+	// won. For "max", acc is a zeroed float32 tensor of ge's shape (ge
+	// itself when ge is float32) as in SpMMBackwardU; nil otherwise.
+	SpMMBackwardE(adj *Adj, reduce string, g, u, arg, ge, acc *Tensor)
+	// SDDMM writes into out, in edge-id order, a value per edge from its
+	// source row lhs[src] (NumSrc, D) and destination row rhs[dst]
+	// (NumDst, D): op "add" and "mul" give (E, D) (or (E) for 1-D
+	// operands), op "dot" gives (E, 1).
+	SDDMM(adj *Adj, op string, lhs, rhs, out *Tensor)
+	// SDDMMBackward writes into gl (lhs's shape) and gr (rhs's shape)
+	// SDDMM's gradients from the edge gradient g (out's shape); either may
+	// be nil when its input needs none.
+	SDDMMBackward(adj *Adj, op string, g, lhs, rhs, gl, gr *Tensor)
+	// EdgeSoftmax writes into out the softmax of scores (E) or (E, H),
+	// float32, over each destination's in-edges, per head, with the
+	// maximum subtracted; where some of a destination's scores are +Inf
+	// they share its mass equally and the others get 0.
+	EdgeSoftmax(adj *Adj, scores, out *Tensor)
+	// EdgeSoftmaxBackward writes into gs the score gradient from the
+	// forward's output out and its gradient g (float32, out's shape):
+	// gs = out * (g - sum over the destination's in-edges of out*g).
+	EdgeSoftmaxBackward(adj *Adj, out, g, gs *Tensor)
+	// ScatterAdj returns the adjacency of a scatter of len(idx) rows into
+	// n: destination v's in-edges are the positions i with idx[i] == v,
+	// in increasing i (built on the host by scatterAdj; a GPU downloads
+	// idx, a synchronization). idx is a 1-D int64 index the op checked
+	// against [0, n). The meta device, whose idx has no values, returns an
+	// adjacency of the same sizes.
+	ScatterAdj(idx *Tensor, n int) *Adj
+}
 
 // Adj is a destination-major compressed adjacency: the in-edges of
 // destination node d occupy positions Indptr[d] to Indptr[d+1] of Indices
@@ -25,7 +87,7 @@ type Adj struct {
 
 	revOnce sync.Once
 	rev     *Adj
-	cuda    sync.Map // device name -> *devAdj, the copy on that GPU (cuda_sparse.go)
+	cuda    sync.Map // device name -> *devAdj, the copy on that GPU (cuda_sparse.go, the cuda backend's)
 }
 
 // NumEdges returns the number of edges.
@@ -129,239 +191,98 @@ func rows2(op string, t *Tensor) (int, int) {
 //
 //	u (NumSrc, F), e (E) | (E, H) | nil  ->  (NumDst, F)
 //
-// Gradients flow to u and e. Panics with ErrShape on mismatched sizes and
-// with a plain *Error on an unknown reducer.
+// Gradients flow to u and e. Panics with ErrShape on mismatched sizes or an
+// unknown reducer, ErrDType on a non-float operand, ErrDevice on operands
+// of two devices. The max reducer keeps an (NumDst, F) int64 tensor of the
+// winning edges for the backward pass (counted like any tensor).
 //
 // SpMM is on autocast's lower-precision list (DGL casts gspmm's inputs to
 // the autocast dtype): inside an autocast region u and e are cast to
 // float16 or bfloat16 and so is the result, each destination's row being
 // accumulated in float32 and rounded once (a sum over thousands of
 // neighbors does not stall as a 16-bit accumulator would; a sum beyond
-// float16's ±65504 is ±Inf, use "mean" or bfloat16 there). The max of a
-// single message is that message, however negative. Outside autocast,
-// float16 or bfloat16 operands of one dtype give a result of their dtype
-// the same way, and mixed float dtypes are promoted (PromoteTypes).
+// float16's ±65504 is ±Inf, use "mean" or bfloat16 there). On the CPU, in
+// float16 and bfloat16 the max of a single message is that message,
+// however negative, while float32 (and the GPU kernel) ignores -Inf and NaN
+// messages (a destination whose messages are all -Inf gets 0). Outside
+// autocast, float16 or bfloat16 operands of one
+// dtype give a result of their dtype the same way, and mixed float dtypes
+// are promoted (PromoteTypes).
+//
+// Devices: cpu, cuda (float32, float16 and bfloat16 forward; the backward
+// pass in float32), meta. Kernels: cpu_sparse.go (SpMM, spmmMaxRow,
+// sumRowsTo), cuda_sparse.go (kernels.SpMM, kernels.SpMMBackward,
+// kernels.SDDMMUDotV).
 func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 	defer hookOp("SpMM")()
 	u, e = lowerPrecision2("SpMM", u, e)
-	if d := deviceOf("SpMM", u, e); d != "cpu" {
-		return cudaSpMM(adj, u, e, reduce)
-	}
-	low := u.dtype != Float32
-	if low {
-		checkFloats("SpMM", u, e)
-	} else {
-		checkFloat("SpMM", u)
-	}
+	be := backendOf("SpMM", u, e)
+	checkFloats("SpMM", u, e)
 	ns, f := rows2("SpMM", u)
 	if ns != adj.NumSrc {
 		panicf(ErrShape, "SpMM", "source features have %d rows, graph has %d source nodes", ns, adj.NumSrc)
 	}
-	h := 1
-	var ed []float32
 	if e != nil {
-		if !low {
-			checkFloat("SpMM", e)
+		if e.dtype != u.dtype {
+			panicf(ErrDType, "SpMM", "edge values are %s, features %s", e.dtype, u.dtype)
 		}
-		var ne int
-		ne, h = rows2("SpMM", e)
+		ne, h := rows2("SpMM", e)
 		if ne != adj.NumEdges() {
 			panicf(ErrShape, "SpMM", "edge values have %d rows, graph has %d edges", ne, adj.NumEdges())
 		}
 		if h == 0 || f%h != 0 {
 			panicf(ErrShape, "SpMM", "features %v do not split into %d heads of edge values %v", u.shape, h, e.shape)
 		}
-		if !low {
-			ed = e.Float32s()
-		}
 	}
 	if reduce != "sum" && reduce != "mean" && reduce != "max" {
 		panicf(ErrShape, "SpMM", "reduce must be \"sum\", \"mean\" or \"max\", got %q", reduce)
 	}
-	if low {
-		return spmmLow(adj, u, e, reduce, f, h)
-	}
-	w := f / h
-	out := Zeros(adj.NumDst, f)
-	od, ud := out.Float32s(), u.Float32s()
-	var arg []int64  // max: edge position chosen for (d, j), -1 for none
-	var argT *Tensor // arg's storage, a tensor so that its bytes are counted
+	out := emptyOn("SpMM", be, u.dtype, false, adj.NumDst, f)
+	var arg *Tensor // max: the position of the edge that won each element
 	if reduce == "max" {
-		argT = New(Int64, adj.NumDst*f)
-		arg = argT.Int64s()
+		arg = emptyOn("SpMM", be, Int64, false, adj.NumDst, f)
 	}
-	parallelEdges(adj.Indptr, adj.NumDst, f, func(lo, hi int) {
-		for d := lo; d < hi; d++ {
-			row := od[d*f : (d+1)*f]
-			p0, p1 := adj.Indptr[d], adj.Indptr[d+1]
-			switch {
-			case reduce == "max":
-				spmmMaxRow(adj, ud, ed, f, h, p0, p1, row, arg[d*f:(d+1)*f])
-			case ed == nil:
-				sumRowsTo(ud, adj.Indices[p0:p1], f, row)
-			default:
-				for p := p0; p < p1; p++ {
-					s := adj.Indices[p]
-					src := ud[s*int64(f) : (s+1)*int64(f)]
-					eb := ed[adj.eid(p)*int64(h):]
-					for k := 0; k < h; k++ {
-						axpyTo(eb[k], src[k*w:(k+1)*w], row[k*w:(k+1)*w])
-					}
-				}
-			}
-			if reduce == "mean" && p1 > p0 {
-				scaleTo(1/float32(p1-p0), row)
-			}
-		}
-	})
-	inputs := []*Tensor{u, e}
-	return record(out, "SpMM", inputs, func(g *Tensor) []*Tensor {
-		runtime.KeepAlive(argT) // arg is counted until the backward pass is released
-		gd := g.Float32s()
-		var gu, ge *Tensor
-		if reduce == "max" {
-			if u.requiresGrad {
-				gu = Zeros(u.shape...)
-				spmmMaxBackwardU(adj, ed, f, h, arg, gd, gu.Float32s())
-			}
-			if e != nil && e.requiresGrad {
-				ge = Zeros(e.shape...)
-				ged := ge.Float32s()
-				parallelEdges(adj.Indptr, adj.NumDst, f, func(lo, hi int) {
-					for d := lo; d < hi; d++ {
-						for j, p := range arg[d*f : (d+1)*f] {
-							if p < 0 {
-								continue
-							}
-							s := adj.Indices[p]
-							ged[adj.eid(p)*int64(h)+int64(j/w)] += gd[d*f+j] * ud[s*int64(f)+int64(j)]
-						}
-					}
-				})
-			}
-			return []*Tensor{gu, ge}
-		}
-		// sum / mean: scale of destination d's gradient.
-		mean := reduce == "mean"
-		inv := func(d int64) float32 {
-			if mean {
-				if n := adj.Indptr[d+1] - adj.Indptr[d]; n > 0 {
-					return 1 / float32(n)
-				}
-			}
-			return 1
-		}
-		if u.requiresGrad {
-			gu = Zeros(u.shape...)
-			gud := gu.Float32s()
-			r := adj.Reverse()
-			parallelEdges(r.Indptr, adj.NumSrc, f, func(lo, hi int) {
-				for s := lo; s < hi; s++ {
-					row := gud[s*f : (s+1)*f]
-					for q := r.Indptr[s]; q < r.Indptr[s+1]; q++ {
-						d := r.Indices[q]
-						gr := gd[d*int64(f) : (d+1)*int64(f)]
-						if ed == nil {
-							axpyTo(inv(d), gr, row)
-							continue
-						}
-						eb := ed[r.EIDs[q]*int64(h):]
-						sc := inv(d)
-						for k := 0; k < h; k++ {
-							axpyTo(eb[k]*sc, gr[k*w:(k+1)*w], row[k*w:(k+1)*w])
-						}
-					}
-				}
-			})
-		}
-		if e != nil && e.requiresGrad {
-			ge = Zeros(e.shape...)
-			ged := ge.Float32s()
-			parallelEdges(adj.Indptr, adj.NumDst, f, func(lo, hi int) {
-				for d := lo; d < hi; d++ {
-					gr := gd[d*f : (d+1)*f]
-					sc := inv(int64(d))
-					for p := adj.Indptr[d]; p < adj.Indptr[d+1]; p++ {
-						s := adj.Indices[p]
-						src := ud[s*int64(f) : (s+1)*int64(f)]
-						id := adj.eid(p) * int64(h)
-						for k := 0; k < h; k++ {
-							ged[id+int64(k)] = sc * dotSeq(gr[k*w:(k+1)*w], src[k*w:(k+1)*w])
-						}
-					}
-				}
-			})
-		}
-		return []*Tensor{gu, ge}
-	})
+	be.SpMM(adj, reduce, u, e, out, arg)
+	if arg != nil && !needsGrad(u, e) {
+		arg.Free() // a GPU block goes back to the cache now
+	}
+	return record(out, "SpMM", []*Tensor{u, e}, func(g *Tensor) []*Tensor { return gradSpMM(adj, reduce, g, u, e, arg) })
 }
 
-// spmmMaxRow reduces destination row's messages at positions [p0, p1) by
-// maximum, recording in arg the position that won each column (-1, and a 0
-// output, when there is none).
-func spmmMaxRow(adj *Adj, ud, ed []float32, f, h int, p0, p1 int64, row []float32, arg []int64) {
-	w := f / h
-	for j := range row {
-		row[j] = float32(math.Inf(-1))
-		arg[j] = -1
-	}
-	for p := p0; p < p1; p++ {
-		s := adj.Indices[p]
-		src := ud[s*int64(f) : (s+1)*int64(f)]
-		row, arg := row[:len(src)], arg[:len(src)]
-		if ed == nil {
-			for j, v := range src {
-				if v > row[j] {
-					row[j], arg[j] = v, p
-				}
-			}
-			continue
-		}
-		eb := ed[adj.eid(p)*int64(h):]
-		for k := 0; k < h; k++ {
-			sc := eb[k]
-			for j := k * w; j < (k+1)*w; j++ {
-				if v := src[j] * sc; v > row[j] {
-					row[j], arg[j] = v, p
-				}
-			}
+// spmmBackwardU is SpMM's gradient with respect to u: (NumSrc, F) in u's
+// dtype from the output gradient g (NumDst, F). The max reducer of a
+// float16 or bfloat16 u accumulates in a float32 tensor of u's shape.
+func spmmBackwardU(adj *Adj, reduce string, g, u, e, arg *Tensor) *Tensor {
+	be := backendOf("SpMM", g, u, e)
+	isMax := reduce == "max"
+	gu := emptyOn("SpMM", be, u.dtype, isMax && u.dtype == Float32, u.shape...)
+	var acc *Tensor
+	if isMax {
+		acc = gu
+		if u.dtype != Float32 {
+			acc = emptyOn("SpMM", be, Float32, true, u.shape...)
 		}
 	}
-	for j := range row {
-		if arg[j] < 0 {
-			row[j] = 0
-		}
-	}
+	be.SpMMBackwardU(adj, reduce, g, e, arg, gu, acc)
+	return gu
 }
 
-// spmmMaxBackwardU adds the max reducer's gradient into gud: each (d, j)
-// sends gd[d, j] (times the edge value) to the source that won it.
-// Workers own disjoint ranges of columns j, so every gud element receives
-// its additions in increasing d as the sequential loop does.
-func spmmMaxBackwardU(adj *Adj, ed []float32, f, h int, arg []int64, gd, gud []float32) {
-	w := f / h
-	cols := func(j0, j1 int) {
-		for d := 0; d < adj.NumDst; d++ {
-			a := arg[d*f : (d+1)*f]
-			for j := j0; j < j1; j++ {
-				p := a[j]
-				if p < 0 {
-					continue
-				}
-				gv := gd[d*f+j]
-				if ed != nil {
-					gv *= ed[adj.eid(p)*int64(h)+int64(j/w)]
-				}
-				gud[adj.Indices[p]*int64(f)+int64(j)] += gv
-			}
+// spmmBackwardE is SpMM's gradient with respect to e: e's shape and dtype,
+// from g (NumDst, F) and u (NumSrc, F); the max reducer of a float16 or
+// bfloat16 e accumulates in a float32 tensor of e's shape.
+func spmmBackwardE(adj *Adj, reduce string, g, u, e, arg *Tensor) *Tensor {
+	be := backendOf("SpMM", g, u, e)
+	isMax := reduce == "max"
+	ge := emptyOn("SpMM", be, e.dtype, isMax && e.dtype == Float32, e.shape...)
+	var acc *Tensor
+	if isMax {
+		acc = ge
+		if e.dtype != Float32 {
+			acc = emptyOn("SpMM", be, Float32, true, e.shape...)
 		}
 	}
-	workers := runtime.GOMAXPROCS(0)
-	if int64(adj.NumDst)*int64(f) < minEdgeWork || f < 2*workers {
-		cols(0, f)
-		return
-	}
-	parallelFor(f, (f+workers-1)/workers, cols)
+	be.SpMMBackwardE(adj, reduce, g, u, arg, ge, acc)
+	return ge
 }
 
 // SDDMM computes a value on every edge from its source and destination rows
@@ -371,23 +292,25 @@ func spmmMaxBackwardU(adj *Adj, ed []float32, f, h int, arg []int64, gd, gud []f
 //	op "mul": same shapes, lhs[src] * rhs[dst]
 //	op "dot": lhs (NumSrc, D), rhs (NumDst, D) -> (E, 1), <lhs[src], rhs[dst]>
 //
-// GAT's attention logits are SDDMM(adj, el, er, "add") with el, er (N, H).
-// Gradients flow to lhs and rhs. Like SpMM, SDDMM is on autocast's
-// lower-precision list (DGL's gsddmm): inside an autocast region the
-// operands and the result are float16 or bfloat16, each value computed in
-// float32 and rounded once (a float16 result beyond ±65504 is ±Inf, which
-// EdgeSoftmax handles).
+// 1-D operands (N) give (E) for "add" and "mul". GAT's attention logits are
+// SDDMM(adj, el, er, "add") with el, er (N, H). Gradients flow to lhs and
+// rhs. Panics with ErrShape on mismatched sizes or an unknown op, ErrDType
+// on a non-float operand, ErrDevice on operands of two devices. Like SpMM,
+// SDDMM is on autocast's lower-precision list (DGL's gsddmm): inside an
+// autocast region the operands and the result are float16 or bfloat16,
+// each value computed in float32 and rounded once (a float16 result beyond
+// ±65504 is ±Inf, which EdgeSoftmax handles).
+//
+// Devices: cpu, cuda (float32), meta. Kernels: cpu_sparse.go (SDDMM,
+// sddmmBackwardSide), cuda_sparse.go (kernels.SDDMMUAddV, SDDMMUDotV,
+// EdgeSumSrc/Dst, SpMM).
 func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 	defer hookOp("SDDMM")()
 	lhs, rhs = lowerPrecision2("SDDMM", lhs, rhs)
-	if d := deviceOf("SDDMM", lhs, rhs); d != "cpu" {
-		return cudaSDDMM(adj, lhs, rhs, op)
-	}
-	low := lhs.dtype != Float32 || rhs.dtype != Float32
-	if low {
-		checkFloats("SDDMM", lhs, rhs)
-	} else {
-		checkFloat("SDDMM", lhs, rhs)
+	be := backendOf("SDDMM", lhs, rhs)
+	checkFloats("SDDMM", lhs, rhs)
+	if lhs.dtype != rhs.dtype {
+		panicf(ErrDType, "SDDMM", "lhs is %s, rhs %s", lhs.dtype, rhs.dtype)
 	}
 	nl, dl := rows2("SDDMM", lhs)
 	nr, dr := rows2("SDDMM", rhs)
@@ -397,88 +320,31 @@ func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 	if op != "add" && op != "mul" && op != "dot" {
 		panicf(ErrShape, "SDDMM", "op must be \"add\", \"mul\" or \"dot\", got %q", op)
 	}
-	d := dl
-	ow := d
-	if op == "dot" {
-		ow = 1
+	shape := []int{adj.NumEdges(), dl}
+	switch {
+	case op == "dot":
+		shape[1] = 1
+	case lhs.Dim() == 1:
+		shape = shape[:1]
 	}
-	if low {
-		return sddmmLow(adj, lhs, rhs, op, d, ow)
+	out := emptyOn("SDDMM", be, lhs.dtype, false, shape...)
+	be.SDDMM(adj, op, lhs, rhs, out)
+	return record(out, "SDDMM", []*Tensor{lhs, rhs}, func(g *Tensor) []*Tensor { return gradSDDMM(adj, op, g, lhs, rhs) })
+}
+
+// sddmmBackward is SDDMM's gradients from the edge gradient g: gl of lhs's
+// shape and dtype when lhs requires grad, gr of rhs's when rhs does (nil
+// otherwise).
+func sddmmBackward(adj *Adj, op string, g, lhs, rhs *Tensor) (gl, gr *Tensor) {
+	be := backendOf("SDDMM", g, lhs, rhs)
+	if lhs.requiresGrad {
+		gl = emptyOn("SDDMM", be, lhs.dtype, false, lhs.shape...)
 	}
-	ne := adj.NumEdges()
-	out := Zeros(ne, ow)
-	if lhs.Dim() == 1 && op != "dot" {
-		out = Zeros(ne)
+	if rhs.requiresGrad {
+		gr = emptyOn("SDDMM", be, rhs.dtype, false, rhs.shape...)
 	}
-	od, ld, rd := out.Float32s(), lhs.Float32s(), rhs.Float32s()
-	parallelEdges(adj.Indptr, adj.NumDst, d, func(lo, hi int) {
-		for v := lo; v < hi; v++ {
-			rr := rd[v*d : (v+1)*d]
-			for p := adj.Indptr[v]; p < adj.Indptr[v+1]; p++ {
-				s := adj.Indices[p]
-				lr := ld[s*int64(d) : (s+1)*int64(d)]
-				o := od[adj.eid(p)*int64(ow):]
-				switch op {
-				case "add":
-					o = o[:d]
-					for j, x := range rr {
-						o[j] = lr[j] + x
-					}
-				case "mul":
-					o = o[:d]
-					for j, x := range rr {
-						o[j] = lr[j] * x
-					}
-				case "dot":
-					o[0] = dotSeq(rr, lr)
-				}
-			}
-		}
-	})
-	return record(out, "SDDMM", []*Tensor{lhs, rhs}, func(g *Tensor) []*Tensor {
-		gd := g.Float32s()
-		var gl, gr *Tensor
-		// acc adds edge gradient ge's contribution into row, the other
-		// endpoint's features being other.
-		acc := func(ge, other, row []float32) {
-			switch op {
-			case "add":
-				addTo(ge[:d], row)
-			case "mul":
-				mulAddTo(ge[:d], other, row)
-			case "dot":
-				axpyTo(ge[0], other, row)
-			}
-		}
-		if lhs.requiresGrad {
-			gl = Zeros(lhs.shape...)
-			gld := gl.Float32s()
-			r := adj.Reverse()
-			parallelEdges(r.Indptr, adj.NumSrc, d, func(lo, hi int) {
-				for s := lo; s < hi; s++ {
-					row := gld[s*d : (s+1)*d]
-					for q := r.Indptr[s]; q < r.Indptr[s+1]; q++ {
-						v, id := r.Indices[q], r.EIDs[q]
-						acc(gd[id*int64(ow):], rd[v*int64(d):(v+1)*int64(d)], row)
-					}
-				}
-			})
-		}
-		if rhs.requiresGrad {
-			gr = Zeros(rhs.shape...)
-			grd := gr.Float32s()
-			parallelEdges(adj.Indptr, adj.NumDst, d, func(lo, hi int) {
-				for v := lo; v < hi; v++ {
-					row := grd[v*d : (v+1)*d]
-					for p := adj.Indptr[v]; p < adj.Indptr[v+1]; p++ {
-						s := adj.Indices[p]
-						acc(gd[adj.eid(p)*int64(ow):], ld[s*int64(d):(s+1)*int64(d)], row)
-					}
-				}
-			})
-		}
-		return []*Tensor{gl, gr}
-	})
+	be.SDDMMBackward(adj, op, g, lhs, rhs, gl, gr)
+	return gl, gr
 }
 
 // EdgeSoftmax normalises edge scores over the in-edges of each destination,
@@ -488,73 +354,37 @@ func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 // computed with the maximum subtracted. When some of a destination's
 // scores are +Inf (a float16 score that overflowed), they share the
 // destination's mass equally and the others get 0, the limit of the
-// softmax, instead of NaN.
+// softmax, instead of NaN. Panics with ErrShape when scores do not have
+// one row per edge, ErrDType on a non-float tensor.
 //
 // EdgeSoftmax is on autocast's float32 list (DGL's edge_softmax runs in
 // float32 under autocast): a float16 or bfloat16 score tensor is
 // normalised in float32, and the result is float32 inside an autocast
 // region and the scores' dtype outside it.
+//
+// Devices: cpu, cuda, meta. Kernels: cpu_sparse.go (EdgeSoftmax),
+// cuda_sparse.go (kernels.EdgeSoftmaxForward, EdgeSoftmaxBackward).
 func EdgeSoftmax(adj *Adj, scores *Tensor) *Tensor {
 	defer hookOp("EdgeSoftmax")()
 	if isLow(scores.dtype) {
 		return fp32Op("EdgeSoftmax", scores, func(s *Tensor) *Tensor { return EdgeSoftmax(adj, s) })
 	}
-	if d := deviceOf("EdgeSoftmax", scores); d != "cpu" {
-		return cudaEdgeSoftmax(adj, scores)
-	}
+	be := backendOf("EdgeSoftmax", scores)
 	checkFloat("EdgeSoftmax", scores)
-	ne, h := rows2("EdgeSoftmax", scores)
+	ne, _ := rows2("EdgeSoftmax", scores)
 	if ne != adj.NumEdges() {
 		panicf(ErrShape, "EdgeSoftmax", "scores have %d rows, graph has %d edges", ne, adj.NumEdges())
 	}
-	out := Zeros(scores.shape...)
-	od, sd := out.Float32s(), scores.Float32s()
-	parallelEdges(adj.Indptr, adj.NumDst, h, func(lo, hi int) {
-		for v := lo; v < hi; v++ {
-			p0, p1 := adj.Indptr[v], adj.Indptr[v+1]
-			for k := 0; k < h; k++ {
-				m := float32(math.Inf(-1))
-				for p := p0; p < p1; p++ {
-					if x := sd[adj.eid(p)*int64(h)+int64(k)]; x > m {
-						m = x
-					}
-				}
-				if softmaxInf(m) {
-					edgeSoftmaxInf(adj, sd, od, h, k, p0, p1)
-					continue
-				}
-				var s float64
-				for p := p0; p < p1; p++ {
-					i := adj.eid(p)*int64(h) + int64(k)
-					ex := math.Exp(float64(sd[i] - m))
-					od[i] = float32(ex)
-					s += ex
-				}
-				for p := p0; p < p1; p++ {
-					od[adj.eid(p)*int64(h)+int64(k)] /= float32(s)
-				}
-			}
-		}
-	})
-	return record(out, "EdgeSoftmax", []*Tensor{scores}, func(g *Tensor) []*Tensor {
-		gs := Zeros(scores.shape...)
-		gsd, gd := gs.Float32s(), g.Float32s()
-		parallelEdges(adj.Indptr, adj.NumDst, h, func(lo, hi int) {
-			for v := lo; v < hi; v++ {
-				p0, p1 := adj.Indptr[v], adj.Indptr[v+1]
-				for k := 0; k < h; k++ {
-					var s float32
-					for p := p0; p < p1; p++ {
-						i := adj.eid(p)*int64(h) + int64(k)
-						s += od[i] * gd[i]
-					}
-					for p := p0; p < p1; p++ {
-						i := adj.eid(p)*int64(h) + int64(k)
-						gsd[i] = od[i] * (gd[i] - s)
-					}
-				}
-			}
-		})
-		return []*Tensor{gs}
-	})
+	out := emptyOn("EdgeSoftmax", be, Float32, false, scores.shape...)
+	be.EdgeSoftmax(adj, scores, out)
+	return record(out, "EdgeSoftmax", []*Tensor{scores}, func(g *Tensor) []*Tensor { return gradEdgeSoftmax(adj, g, out) })
+}
+
+// edgeSoftmaxBackward is EdgeSoftmax's score gradient from its output out
+// and the output gradient g: float32 of out's shape.
+func edgeSoftmaxBackward(adj *Adj, g, out *Tensor) *Tensor {
+	be := backendOf("EdgeSoftmax", g, out)
+	gs := emptyOn("EdgeSoftmax", be, Float32, false, out.shape...)
+	be.EdgeSoftmaxBackward(adj, out, g, gs)
+	return gs
 }
