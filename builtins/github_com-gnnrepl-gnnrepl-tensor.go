@@ -21,6 +21,11 @@ func init() {
 		"AutocastState":             reflect.ValueOf(tensor.AutocastState),
 		"BFloat16":                  reflect.ValueOf(tensor.BFloat16),
 		"BLASName":                  reflect.ValueOf(tensor.BLASName),
+		"Backends":                  reflect.ValueOf(tensor.Backends),
+		"BinaryAdd":                 reflect.ValueOf(tensor.BinaryAdd),
+		"BinaryDiv":                 reflect.ValueOf(tensor.BinaryDiv),
+		"BinaryMul":                 reflect.ValueOf(tensor.BinaryMul),
+		"BinarySub":                 reflect.ValueOf(tensor.BinarySub),
 		"Bool":                      reflect.ValueOf(tensor.Bool),
 		"CUDAAvailable":             reflect.ValueOf(tensor.CUDAAvailable),
 		"CUDAStatus":                reflect.ValueOf(tensor.CUDAStatus),
@@ -37,6 +42,7 @@ func init() {
 		"EdgeSoftmax":               reflect.ValueOf(tensor.EdgeSoftmax),
 		"Empty":                     reflect.ValueOf(tensor.Empty),
 		"EmptyCache":                reflect.ValueOf(tensor.EmptyCache),
+		"EmptyOn":                   reflect.ValueOf(tensor.EmptyOn),
 		"ErrCUDA":                   reflect.ValueOf(&tensor.ErrCUDA).Elem(),
 		"ErrCheckpoint":             reflect.ValueOf(&tensor.ErrCheckpoint).Elem(),
 		"ErrDType":                  reflect.ValueOf(&tensor.ErrDType).Elem(),
@@ -82,12 +88,14 @@ func init() {
 		"NewGenerator":              reflect.ValueOf(tensor.NewGenerator),
 		"NoGrad":                    reflect.ValueOf(tensor.NoGrad),
 		"Ones":                      reflect.ValueOf(tensor.Ones),
+		"OpenBackend":               reflect.ValueOf(tensor.OpenBackend),
 		"ParseDevice":               reflect.ValueOf(tensor.ParseDevice),
 		"Pow":                       reflect.ValueOf(tensor.Pow),
 		"PromoteTypes":              reflect.ValueOf(tensor.PromoteTypes),
 		"Rand":                      reflect.ValueOf(tensor.Rand),
 		"Randn":                     reflect.ValueOf(tensor.Randn),
 		"ReLU":                      reflect.ValueOf(tensor.ReLU),
+		"RegisterBackend":           reflect.ValueOf(tensor.RegisterBackend),
 		"ResetPeakMemoryStats":      reflect.ValueOf(tensor.ResetPeakMemoryStats),
 		"Reshape":                   reflect.ValueOf(tensor.Reshape),
 		"SDDMM":                     reflect.ValueOf(tensor.SDDMM),
@@ -108,20 +116,229 @@ func init() {
 		"SumDim":                    reflect.ValueOf(tensor.SumDim),
 		"Synchronize":               reflect.ValueOf(tensor.Synchronize),
 		"Tanh":                      reflect.ValueOf(tensor.Tanh),
+		"TensorBuffer":              reflect.ValueOf(tensor.TensorBuffer),
 		"TotalAllocatedBytes":       reflect.ValueOf(tensor.TotalAllocatedBytes),
 		"Transpose":                 reflect.ValueOf(tensor.Transpose),
+		"UnaryAddScalar":            reflect.ValueOf(tensor.UnaryAddScalar),
+		"UnaryELU":                  reflect.ValueOf(tensor.UnaryELU),
+		"UnaryExp":                  reflect.ValueOf(tensor.UnaryExp),
+		"UnaryLeakyReLU":            reflect.ValueOf(tensor.UnaryLeakyReLU),
+		"UnaryLog":                  reflect.ValueOf(tensor.UnaryLog),
+		"UnaryPow":                  reflect.ValueOf(tensor.UnaryPow),
+		"UnaryReLU":                 reflect.ValueOf(tensor.UnaryReLU),
+		"UnaryScale":                reflect.ValueOf(tensor.UnaryScale),
+		"UnarySigmoid":              reflect.ValueOf(tensor.UnarySigmoid),
+		"UnarySqrt":                 reflect.ValueOf(tensor.UnarySqrt),
+		"UnaryTanh":                 reflect.ValueOf(tensor.UnaryTanh),
 		"XavierUniform":             reflect.ValueOf(tensor.XavierUniform),
 		"Zeros":                     reflect.ValueOf(tensor.Zeros),
 		"ZerosLike":                 reflect.ValueOf(tensor.ZerosLike),
+		"ZerosOn":                   reflect.ValueOf(tensor.ZerosOn),
 
 		// type definitions
-		"AdamConfig": reflect.ValueOf((*tensor.AdamConfig)(nil)),
-		"Adj":        reflect.ValueOf((*tensor.Adj)(nil)),
-		"DType":      reflect.ValueOf((*tensor.DType)(nil)),
-		"Error":      reflect.ValueOf((*tensor.Error)(nil)),
-		"Gemm":       reflect.ValueOf((*tensor.Gemm)(nil)),
-		"Generator":  reflect.ValueOf((*tensor.Generator)(nil)),
-		"OpHook":     reflect.ValueOf((*tensor.OpHook)(nil)),
-		"Tensor":     reflect.ValueOf((*tensor.Tensor)(nil)),
+		"AdamConfig":         reflect.ValueOf((*tensor.AdamConfig)(nil)),
+		"Adj":                reflect.ValueOf((*tensor.Adj)(nil)),
+		"Backend":            reflect.ValueOf((*tensor.Backend)(nil)),
+		"BackendInfo":        reflect.ValueOf((*tensor.BackendInfo)(nil)),
+		"BackendKind":        reflect.ValueOf((*tensor.BackendKind)(nil)),
+		"BinaryOp":           reflect.ValueOf((*tensor.BinaryOp)(nil)),
+		"Buffer":             reflect.ValueOf((*tensor.Buffer)(nil)),
+		"CoreBackend":        reflect.ValueOf((*tensor.CoreBackend)(nil)),
+		"DType":              reflect.ValueOf((*tensor.DType)(nil)),
+		"ElementwiseKernels": reflect.ValueOf((*tensor.ElementwiseKernels)(nil)),
+		"Error":              reflect.ValueOf((*tensor.Error)(nil)),
+		"Gemm":               reflect.ValueOf((*tensor.Gemm)(nil)),
+		"Generator":          reflect.ValueOf((*tensor.Generator)(nil)),
+		"IndexKernels":       reflect.ValueOf((*tensor.IndexKernels)(nil)),
+		"MatMulKernels":      reflect.ValueOf((*tensor.MatMulKernels)(nil)),
+		"OpHook":             reflect.ValueOf((*tensor.OpHook)(nil)),
+		"RandomKernels":      reflect.ValueOf((*tensor.RandomKernels)(nil)),
+		"ReduceKernels":      reflect.ValueOf((*tensor.ReduceKernels)(nil)),
+		"SparseKernels":      reflect.ValueOf((*tensor.SparseKernels)(nil)),
+		"StepKernels":        reflect.ValueOf((*tensor.StepKernels)(nil)),
+		"Tensor":             reflect.ValueOf((*tensor.Tensor)(nil)),
+		"UnaryOp":            reflect.ValueOf((*tensor.UnaryOp)(nil)),
+
+		// interface wrapper definitions
+		"_Backend":            reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_Backend)(nil)),
+		"_Buffer":             reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_Buffer)(nil)),
+		"_CoreBackend":        reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_CoreBackend)(nil)),
+		"_ElementwiseKernels": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels)(nil)),
+		"_IndexKernels":       reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_IndexKernels)(nil)),
+		"_MatMulKernels":      reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_MatMulKernels)(nil)),
+		"_RandomKernels":      reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_RandomKernels)(nil)),
+		"_ReduceKernels":      reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_ReduceKernels)(nil)),
+		"_SparseKernels":      reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_SparseKernels)(nil)),
+		"_StepKernels":        reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_StepKernels)(nil)),
 	}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_Backend is an interface wrapper for Backend type
+type _github_com_gnnrepl_gnnrepl_tensor_Backend struct {
+	IValue         interface{}
+	WAccumulate    func(dst *tensor.Tensor, src *tensor.Tensor)
+	WAlloc         func(op string, dt tensor.DType, n int, zero bool) tensor.Buffer
+	WBinary        func(op tensor.BinaryOp, out *tensor.Tensor, a *tensor.Tensor, b *tensor.Tensor)
+	WCast          func(out *tensor.Tensor, x *tensor.Tensor)
+	WCopyDevice    func(dst *tensor.Tensor, src *tensor.Tensor)
+	WDevice        func() string
+	WDownload      func(dst *tensor.Tensor, src *tensor.Tensor)
+	WFill          func(out *tensor.Tensor, v float64)
+	WRelease       func(buf tensor.Buffer) bool
+	WSumTo         func(out *tensor.Tensor, g *tensor.Tensor)
+	WSynchronize   func() error
+	WUnary         func(op tensor.UnaryOp, out *tensor.Tensor, x *tensor.Tensor, p float32)
+	WUnaryBackward func(op tensor.UnaryOp, gx *tensor.Tensor, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32)
+	WUpload        func(dst *tensor.Tensor, src *tensor.Tensor)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Accumulate(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WAccumulate(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Alloc(op string, dt tensor.DType, n int, zero bool) tensor.Buffer {
+	return W.WAlloc(op, dt, n, zero)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Binary(op tensor.BinaryOp, out *tensor.Tensor, a *tensor.Tensor, b *tensor.Tensor) {
+	W.WBinary(op, out, a, b)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Cast(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WCast(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) CopyDevice(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WCopyDevice(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Device() string {
+	return W.WDevice()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Download(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WDownload(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Fill(out *tensor.Tensor, v float64) {
+	W.WFill(out, v)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Release(buf tensor.Buffer) bool {
+	return W.WRelease(buf)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) SumTo(out *tensor.Tensor, g *tensor.Tensor) {
+	W.WSumTo(out, g)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Synchronize() error {
+	return W.WSynchronize()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Unary(op tensor.UnaryOp, out *tensor.Tensor, x *tensor.Tensor, p float32) {
+	W.WUnary(op, out, x, p)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) UnaryBackward(op tensor.UnaryOp, gx *tensor.Tensor, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) {
+	W.WUnaryBackward(op, gx, g, x, y, p)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Upload(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WUpload(dst, src)
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_Buffer is an interface wrapper for Buffer type
+type _github_com_gnnrepl_gnnrepl_tensor_Buffer struct {
+	IValue interface{}
+	WBytes func() int64
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_Buffer) Bytes() int64 {
+	return W.WBytes()
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_CoreBackend is an interface wrapper for CoreBackend type
+type _github_com_gnnrepl_gnnrepl_tensor_CoreBackend struct {
+	IValue       interface{}
+	WAlloc       func(op string, dt tensor.DType, n int, zero bool) tensor.Buffer
+	WCopyDevice  func(dst *tensor.Tensor, src *tensor.Tensor)
+	WDevice      func() string
+	WDownload    func(dst *tensor.Tensor, src *tensor.Tensor)
+	WRelease     func(buf tensor.Buffer) bool
+	WSynchronize func() error
+	WUpload      func(dst *tensor.Tensor, src *tensor.Tensor)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Alloc(op string, dt tensor.DType, n int, zero bool) tensor.Buffer {
+	return W.WAlloc(op, dt, n, zero)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) CopyDevice(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WCopyDevice(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Device() string {
+	return W.WDevice()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Download(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WDownload(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Release(buf tensor.Buffer) bool {
+	return W.WRelease(buf)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Synchronize() error {
+	return W.WSynchronize()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Upload(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WUpload(dst, src)
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels is an interface wrapper for ElementwiseKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels struct {
+	IValue         interface{}
+	WAccumulate    func(dst *tensor.Tensor, src *tensor.Tensor)
+	WBinary        func(op tensor.BinaryOp, out *tensor.Tensor, a *tensor.Tensor, b *tensor.Tensor)
+	WCast          func(out *tensor.Tensor, x *tensor.Tensor)
+	WFill          func(out *tensor.Tensor, v float64)
+	WSumTo         func(out *tensor.Tensor, g *tensor.Tensor)
+	WUnary         func(op tensor.UnaryOp, out *tensor.Tensor, x *tensor.Tensor, p float32)
+	WUnaryBackward func(op tensor.UnaryOp, gx *tensor.Tensor, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) Accumulate(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WAccumulate(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) Binary(op tensor.BinaryOp, out *tensor.Tensor, a *tensor.Tensor, b *tensor.Tensor) {
+	W.WBinary(op, out, a, b)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) Cast(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WCast(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) Fill(out *tensor.Tensor, v float64) {
+	W.WFill(out, v)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) SumTo(out *tensor.Tensor, g *tensor.Tensor) {
+	W.WSumTo(out, g)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) Unary(op tensor.UnaryOp, out *tensor.Tensor, x *tensor.Tensor, p float32) {
+	W.WUnary(op, out, x, p)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) UnaryBackward(op tensor.UnaryOp, gx *tensor.Tensor, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) {
+	W.WUnaryBackward(op, gx, g, x, y, p)
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_IndexKernels is an interface wrapper for IndexKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_IndexKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels is an interface wrapper for MatMulKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_RandomKernels is an interface wrapper for RandomKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_RandomKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels is an interface wrapper for ReduceKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_SparseKernels is an interface wrapper for SparseKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_SparseKernels struct {
+	IValue interface{}
+}
+
+// _github_com_gnnrepl_gnnrepl_tensor_StepKernels is an interface wrapper for StepKernels type
+type _github_com_gnnrepl_gnnrepl_tensor_StepKernels struct {
+	IValue interface{}
 }
