@@ -67,11 +67,7 @@ func (t *Tensor) Backward() {
 	if t.n != 1 {
 		panicf(ErrShape, "Backward", "backward needs a one-element tensor, got shape %v; use BackwardWith", t.shape)
 	}
-	if t.st.device != "cpu" {
-		t.BackwardWith(onesOn(t))
-		return
-	}
-	t.BackwardWith(castRaw(Ones(t.shape...), t.dtype))
+	t.BackwardWith(fullOn("Backward", t.st.be, t.dtype, 1, t.shape...)) // the seed, on t's device
 }
 
 // BackwardWith back-propagates the gradient grad (same shape as t; a float
@@ -88,7 +84,7 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 	if !sameShape(grad.shape, t.shape) {
 		panicf(ErrShape, "Backward", "gradient shape %v does not match tensor shape %v", grad.shape, t.shape)
 	}
-	deviceOf("Backward", t, grad)
+	backendOf("Backward", t, grad)
 	if grad.dtype != t.dtype && grad.dtype.IsFloatingPoint() && t.dtype.IsFloatingPoint() {
 		grad = castRaw(grad, t.dtype)
 	}
@@ -164,13 +160,14 @@ func (t *Tensor) BackwardWith(grad *Tensor) {
 	}
 }
 
-// sumFresh returns a + b in a new tensor of a's dtype (same-shaped float
-// tensors; float32 on the CPU in one parallel pass).
+// sumFresh returns a + b in a new tensor of a's dtype on a's device
+// (same-shaped float tensors): one pass of the backend's Binary when the
+// dtypes agree, else a copy of a with b accumulated into it.
 func sumFresh(a, b *Tensor) *Tensor {
-	if a.st.device == "cpu" && a.dtype == Float32 && b.dtype == Float32 && b.st.device == "cpu" {
-		out := New(Float32, a.shape...)
-		od, ad, bd := out.Float32s(), a.Float32s(), b.Float32s()
-		parallelFor(len(od), 1<<15, func(lo, hi int) { kernel2("Add", nil, od[lo:hi], ad[lo:hi], bd[lo:hi]) })
+	if a.dtype == b.dtype {
+		be := backendOf("Backward", a, b)
+		out := emptyOn("Backward", be, a.dtype, false, a.shape...)
+		be.Binary(BinaryAdd, out, a, b)
 		return out
 	}
 	sum := a.Clone()
@@ -178,26 +175,9 @@ func sumFresh(a, b *Tensor) *Tensor {
 	return sum
 }
 
-// addInPlace does dst += src for same-shaped float tensors (a low-precision
-// dst is widened, added to in float32 and rounded once per element).
+// addInPlace does dst += src for same-shaped float tensors on one device
+// (the backend's Accumulate: a low-precision dst is widened, added to in
+// float32 and rounded once per element).
 func addInPlace(dst, src *Tensor) {
-	if dst.st.device != "cpu" || src.st.device != "cpu" {
-		cudaAddInPlace(dst, src)
-		return
-	}
-	if dst.dtype == Float32 && src.dtype == Float32 {
-		d, s := dst.Float32s(), src.Float32s()
-		parallelFor(len(d), 1<<15, func(lo, hi int) { addTo(s[lo:hi], d[lo:hi]) })
-		return
-	}
-	d, s := floatsOf(dst), floatsOf(src)
-	lowBlocks(dst.n, func(lo, hi int, b *scratch) {
-		y := d.load(lo, hi, b.a[:])
-		x := s.load(lo, hi, b.b[:])
-		o := d.slot(lo, hi, b.c[:])
-		for i := range o {
-			o[i] = y[i] + x[i]
-		}
-		d.store(lo, hi, o)
-	})
+	backendOf("Backward", dst, src).Accumulate(dst, src)
 }

@@ -1,7 +1,5 @@
 package tensor
 
-import "runtime"
-
 // broadcastShapes returns the NumPy broadcast of shapes a and b, or panics
 // with ErrShape naming op and both shapes.
 func broadcastShapes(op string, a, b []int) []int {
@@ -79,39 +77,17 @@ func bcastLoop(out, sa, sb []int, f func(o, a, b, n, as, bs int)) {
 }
 
 // sumTo reduces gradient g (shape of a broadcast result) to shape, summing
-// over broadcast dimensions.
+// over broadcast dimensions, on g's device and in g's dtype (the backend's
+// SumTo): g itself when the shapes agree. A 16-bit g other than a bias
+// gradient (N, F) -> (F) is reduced through whole float32 copies (counted).
 func sumTo(g *Tensor, shape []int) *Tensor {
 	if sameShape(g.shape, shape) {
 		return g
 	}
-	if g.dtype != Float32 {
-		return sumToLow(g, shape)
+	if isLow(g.dtype) && !isBiasGrad(g.shape, shape) {
+		return castRaw(sumTo(castRaw(g, Float32), shape), g.dtype)
 	}
-	out := Zeros(shape...)
-	od, gd := out.Float32s(), g.Float32s()
-	// Common case: bias of shape (F) against (N, F).
-	if len(shape) == 1 && len(g.shape) == 2 && shape[0] == g.shape[1] {
-		// Column bands on separate goroutines, rows in order within each:
-		// the same additions in the same order as one sequential loop.
-		f, rows := shape[0], g.shape[0]
-		band := f
-		if p := runtime.GOMAXPROCS(0); p > 1 && rows*f >= 1<<16 && f >= 16 {
-			band = (f/p + 7) &^ 7
-		}
-		parallelFor(f, band, func(lo, hi int) {
-			o := od[lo:hi]
-			for r := 0; r < rows; r++ {
-				addTo(gd[r*f+lo:r*f+hi], o)
-			}
-		})
-		return out
-	}
-	so := bstrides(shape, g.shape)
-	sg := bstrides(g.shape, g.shape)
-	bcastLoop(g.shape, so, sg, func(o, a, b, n, as, bs int) {
-		for i := 0; i < n; i++ {
-			od[a+i*as] += gd[b+i*bs]
-		}
-	})
+	out := emptyOn("sumTo", g.st.be, g.dtype, true, shape...) // SumTo accumulates
+	g.st.be.SumTo(out, g)
 	return out
 }

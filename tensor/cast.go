@@ -1,19 +1,22 @@
 package tensor
 
 // Cast returns t converted to dtype dt, as torch.Tensor.to(dtype): t itself
-// when it already has that dtype, otherwise a new tensor of t's shape.
-// Float to float16 or bfloat16 rounds to nearest, ties to even (NaN stays
-// NaN; finite values beyond float16's ±65504 become ±Inf); widening is
-// exact; floats to Int8 or Int64 truncate toward zero (Int8 saturating at
-// -128 and 127, NaN giving 0); anything to Bool is value != 0.
+// when it already has that dtype, otherwise a new tensor of t's shape on
+// t's device. Float to float16 or bfloat16 rounds to nearest, ties to even
+// (NaN stays NaN; finite values beyond float16's ±65504 become ±Inf);
+// widening is exact; floats to Int8 or Int64 truncate toward zero (Int8
+// saturating at -128 and 127, NaN giving 0); anything to Bool is value != 0.
 //
 // A cast between floating-point dtypes is differentiable: the gradient is
 // cast back to t's dtype (so a float32 parameter used as bfloat16 receives
-// a float32 gradient). Other casts record no history.
+// a float32 gradient). Other casts record no history. Inside Backward
+// (autograd off) it is a plain conversion, so gradient rules may call it.
 //
-// There are no GPU kernels for float16, bfloat16 or int8 yet: a cast of a
-// GPU tensor to or from one of them panics with ErrNotImplemented naming
-// the dtypes and the device.
+// It panics with ErrDType for an unknown dtype. Devices: cpu and meta for
+// every pair of dtypes; cuda for float32 <-> float16 and float32 <->
+// bfloat16 (kernels.Cast), other pairs panic with ErrNotImplemented naming
+// the dtypes and the device. Kernels: lowprec.go (castElems),
+// cuda_elementwise.go.
 func (t *Tensor) Cast(dt DType) *Tensor {
 	defer hookOp("Cast")()
 	if dt == t.dtype {
@@ -22,17 +25,12 @@ func (t *Tensor) Cast(dt DType) *Tensor {
 	if dt.Size() == 0 {
 		panicf(ErrDType, "Cast", "unknown dtype %d", int(dt))
 	}
-	if t.st.device != "cpu" {
-		panicf(ErrNotImplemented, "Cast", "no CUDA kernel casts %s to %s on %s; cast on the CPU (To(\"cpu\")) first", t.dtype, dt, t.st.device)
-	}
 	out := castRaw(t, dt)
 	if !t.dtype.IsFloatingPoint() || !dt.IsFloatingPoint() {
 		return out
 	}
 	src := t.dtype
-	return record(out, "Cast", []*Tensor{t}, func(g *Tensor) []*Tensor {
-		return []*Tensor{castRaw(g, src)}
-	})
+	return record(out, "Cast", []*Tensor{t}, func(g *Tensor) []*Tensor { return gradCast(g, src) })
 }
 
 // Half returns t cast to Float16 (torch.Tensor.half); see Cast.
@@ -51,15 +49,11 @@ func autocastOn() bool {
 }
 
 // autocastTo is the cast autocast inserts before op: a float tensor of
-// another dtype is cast (differentiably) to dt; nil and non-float tensors
-// pass unchanged. A GPU tensor panics with ErrNotImplemented naming op,
-// since there are no low-precision GPU kernels yet.
+// another dtype is cast (differentiably) to dt, on its device; nil and
+// non-float tensors pass unchanged.
 func autocastTo(op string, t *Tensor, dt DType) *Tensor {
 	if t == nil || t.dtype == dt || !t.dtype.IsFloatingPoint() {
 		return t
-	}
-	if t.st.device != "cpu" {
-		panicf(ErrNotImplemented, op, "no CUDA kernel casts %s to %s on %s (float16, bfloat16 and int8 have no GPU kernels yet)", t.dtype, dt, t.st.device)
 	}
 	return t.Cast(dt)
 }

@@ -1,45 +1,183 @@
 package tensor
 
 import (
+	"math"
+
 	"github.com/gnnrepl/gnnrepl/kernels"
 )
 
-// cudaBinaryRaw computes a op b with NumPy broadcasting on the device,
-// without autograd.
-func cudaBinaryRaw(op string, code int32, a, b *Tensor) *Tensor {
-	checkFloat(op, a, b)
-	shape := broadcastShapes(op, a.shape, b.shape)
-	d := cudaOf(op, a)
-	out := d.empty(op, Float32, shape)
+// The CUDA backend's elementwise kernels (ElementwiseKernels,
+// elementwise.go): the kernels package's float32 launchers (AddF32,
+// AddBiasF32, ScaleF32, ReLUForward, ..., Cast for float32 <-> float16 and
+// bfloat16) and cuda_ops.cu's gt_* kernels. The kernels package has no
+// 16-bit elementwise kernels yet: those dtypes panic with
+// ErrNotImplemented. Kernels queue on the device's stream and read no
+// device memory back.
+
+// need32 panics with ErrNotImplemented naming op unless every tensor is
+// float32 (the only dtype of the elementwise GPU kernels).
+func (d *cudaDevice) need32(op string, ts ...*Tensor) {
+	for _, t := range ts {
+		if t.dtype != Float32 {
+			panicf(ErrNotImplemented, op, "no CUDA kernel for %s on %s", t.dtype, d.name)
+		}
+	}
+}
+
+// binaryCode is op's code in gt_binary_f32 / gt_bcast_binary_f32.
+func binaryCode(op BinaryOp) int32 {
+	return [...]int32{BinaryAdd: opAdd, BinarySub: opSub, BinaryMul: opMul, BinaryDiv: opDiv}[op]
+}
+
+// Binary sets out = a op b with broadcasting (float32): same shapes through
+// the kernels package (Add, Sub, Mul) or gt_binary_f32 (Div), a bias row
+// through AddBiasF32, other broadcasts of up to four dimensions through
+// gt_bcast_binary_f32.
+func (d *cudaDevice) Binary(op BinaryOp, out, a, b *Tensor) {
+	name := op.String()
+	d.need32(name, out, a, b)
+	shape := out.shape
 	n := out.n
 	if n == 0 {
-		return out
+		return
 	}
-	pa, pb, py := devPtr(op, a), devPtr(op, b), ptr(out)
+	pa, pb, py := devPtr(name, a), devPtr(name, b), ptr(out)
+	code := binaryCode(op)
 	switch {
-	case sameShape(a.shape, b.shape) && code != opCopyA:
-		switch code {
-		case opAdd:
-			d.must(op, kernels.AddF32(d.s, pa, pb, py, n))
-		case opSub:
-			d.must(op, kernels.SubF32(d.s, pa, pb, py, n))
-		case opMul:
-			d.must(op, kernels.MulF32(d.s, pa, pb, py, n))
+	case sameShape(a.shape, b.shape):
+		switch op {
+		case BinaryAdd:
+			d.must(name, kernels.AddF32(d.s, pa, pb, py, n))
+		case BinarySub:
+			d.must(name, kernels.SubF32(d.s, pa, pb, py, n))
+		case BinaryMul:
+			d.must(name, kernels.MulF32(d.s, pa, pb, py, n))
 		default:
-			d.launch1D(op, "gt_binary_f32", int64(n), pa, pb, py, int64(n), code)
+			d.launch1D(name, "gt_binary_f32", int64(n), pa, pb, py, int64(n), code)
 		}
-	case code == opAdd && sameShape(a.shape, shape) && len(b.shape) == 1 && len(shape) >= 1 && b.shape[0] == shape[len(shape)-1]:
+	case op == BinaryAdd && isBiasRow(a, b, shape):
 		f := b.shape[0]
-		d.must(op, kernels.AddBiasF32(d.s, pa, pb, py, n/f, f))
+		d.must(name, kernels.AddBiasF32(d.s, pa, pb, py, n/f, f))
 	default:
 		if len(shape) > 4 {
-			notOnDevice(op+" (broadcast over more than 4 dimensions)", d.name)
+			notOnDevice(name+" (broadcast over more than 4 dimensions)", d.name)
 		}
 		od := padTo4(shape, 1)
 		sa, sb := padTo4(bstrides(a.shape, shape), 0), padTo4(bstrides(b.shape, shape), 0)
-		d.launch1D(op, "gt_bcast_binary_f32", int64(n), pa, pb, py, int64(n), code,
+		d.launch1D(name, "gt_bcast_binary_f32", int64(n), pa, pb, py, int64(n), code,
 			od[1], od[2], od[3], sa[0], sa[1], sa[2], sa[3], sb[0], sb[1], sb[2], sb[3])
 	}
+}
+
+// unaryCode is op's code in gt_unary_f32 / gt_unary_bwd_f32.
+func unaryCode(op UnaryOp) int32 {
+	switch op {
+	case UnaryExp:
+		return uExp
+	case UnaryLog:
+		return uLog
+	case UnarySqrt:
+		return uSqrt
+	case UnarySigmoid:
+		return uSigmoid
+	case UnaryTanh:
+		return uTanh
+	case UnaryPow:
+		return uPow
+	case UnaryAddScalar:
+		return uAddScalar
+	}
+	panicf(ErrNotImplemented, op.String(), "no gt_unary_f32 code for %s", op)
+	return 0
+}
+
+// Unary sets out = f(x) (float32): MulScalar through ScaleF32, the
+// activations through the kernels package, the rest through gt_unary_f32.
+func (d *cudaDevice) Unary(op UnaryOp, out, x *Tensor, p float32) {
+	name := op.String()
+	d.need32(name, out, x)
+	n := x.n
+	px, py := devPtr(name, x), ptr(out)
+	switch op {
+	case UnaryScale:
+		d.must(name, kernels.ScaleF32(d.s, px, p, py, n))
+	case UnaryReLU:
+		d.must(name, kernels.ReLUForward(d.s, px, py, n))
+	case UnaryLeakyReLU:
+		d.must(name, kernels.LeakyReLUForward(d.s, px, py, p, n))
+	case UnaryELU:
+		d.must(name, kernels.ELUForward(d.s, px, py, p, n))
+	default:
+		d.launch1D(name, "gt_unary_f32", int64(n), px, py, int64(n), unaryCode(op), p)
+	}
+}
+
+// UnaryBackward sets gx = g * f'(x, y) (float32): the activations through
+// the kernels package's backward kernels, the rest through
+// gt_unary_bwd_f32.
+func (d *cudaDevice) UnaryBackward(op UnaryOp, gx, g, x, y *Tensor, p float32) {
+	name := op.String()
+	d.need32(name, gx, g, x, y)
+	n := x.n
+	px, py, pg, pgx := devPtr(name, x), devPtr(name, y), devPtr(name, g), ptr(gx)
+	switch op {
+	case UnaryScale:
+		d.must(name, kernels.ScaleF32(d.s, pg, p, pgx, n))
+	case UnaryAddScalar:
+		if n > 0 {
+			d.must(name, d.dev.CopyDtoD(pgx, pg, n*4))
+		}
+	case UnaryReLU:
+		d.must(name, kernels.ReLUBackward(d.s, px, pg, pgx, n))
+	case UnaryLeakyReLU:
+		d.must(name, kernels.LeakyReLUBackward(d.s, px, pg, pgx, p, n))
+	case UnaryELU:
+		d.must(name, kernels.ELUBackward(d.s, px, pg, pgx, p, n))
+	default:
+		d.launch1D(name, "gt_unary_bwd_f32", int64(n), px, py, pg, pgx, int64(n), unaryCode(op), p)
+	}
+}
+
+// SumTo reduces g to out's shape (float32; out is zero on entry): a full
+// reduction through SumF32, a bias gradient through SumDim0F32, other
+// broadcasts of up to four dimensions through gt_sum_to_f32.
+func (d *cudaDevice) SumTo(out, g *Tensor) {
+	const op = "sumTo"
+	d.need32(op, out, g)
+	shape := out.shape
+	switch {
+	case out.n == 0 || g.n == 0: // out holds the zeros
+	case out.n == 1:
+		d.must(op, kernels.SumF32(d.s, devPtr(op, g), g.n, ptr(out), 1))
+	case isBiasGrad(g.shape, shape):
+		d.must(op, kernels.SumDim0F32(d.s, devPtr(op, g), ptr(out), g.shape[0], g.shape[1], 1))
+	default:
+		if len(g.shape) > 4 {
+			notOnDevice(op+" (broadcast gradient over more than 4 dimensions)", d.name)
+		}
+		// Align shape to g's rank, then pad both to four dimensions.
+		al := make([]int, len(g.shape))
+		for i := range al {
+			al[i] = 1
+			if j := len(shape) - len(g.shape) + i; j >= 0 {
+				al[i] = shape[j]
+			}
+		}
+		gp, op4 := padTo4(g.shape, 1), padTo4(al, 1)
+		d.launch1D(op, "gt_sum_to_f32", int64(out.n), devPtr(op, g), ptr(out), int64(out.n),
+			gp[0], gp[1], gp[2], gp[3], op4[1], op4[2], op4[3])
+	}
+}
+
+// sumToDev reduces a broadcast float32 gradient g on a GPU to shape (sumTo
+// with the errors naming op), for cuda_reduce.go.
+func sumToDev(op string, g *Tensor, shape []int) *Tensor {
+	if sameShape(g.shape, shape) {
+		return g
+	}
+	d := cudaOf(op, g)
+	out := emptyOn(op, d, Float32, true, shape...)
+	d.SumTo(out, g)
 	return out
 }
 
@@ -62,164 +200,77 @@ func expandDev(op string, x *Tensor, shape []int) *Tensor {
 	return out
 }
 
-// sumToDev reduces a broadcast gradient g to shape (sumTo on the device).
-func sumToDev(op string, g *Tensor, shape []int) *Tensor {
-	if sameShape(g.shape, shape) {
-		return g
+// Accumulate does dst += src (float32) with AxpyF32.
+func (d *cudaDevice) Accumulate(dst, src *Tensor) {
+	const op = "Backward"
+	d.need32(op, dst, src)
+	d.must(op, kernels.AxpyF32(d.s, devPtr(op, src), 1, devPtr(op, dst), dst.n))
+}
+
+// kernelDType is dt as the kernels package names it (ok false for dtypes
+// it has no float kernels for).
+func kernelDType(dt DType) (kernels.DType, bool) {
+	switch dt {
+	case Float32:
+		return kernels.DTypeFloat32, true
+	case Float16:
+		return kernels.DTypeFloat16, true
+	case BFloat16:
+		return kernels.DTypeBFloat16, true
 	}
-	d := cudaOf(op, g)
-	out := d.empty(op, Float32, shape)
-	switch {
-	case out.n == 0:
-	case g.n == 0:
-		d.must(op, d.dev.Memset8(ptr(out), 0, out.n*4))
-	case out.n == 1:
-		d.must(op, kernels.SumF32(d.s, ptr(g), g.n, ptr(out), 1))
-	case len(shape) == 1 && len(g.shape) == 2 && shape[0] == g.shape[1]:
-		d.must(op, kernels.SumDim0F32(d.s, ptr(g), ptr(out), g.shape[0], g.shape[1], 1))
-	default:
-		if len(g.shape) > 4 {
-			notOnDevice(op+" (broadcast gradient over more than 4 dimensions)", d.name)
-		}
-		// Align shape to g's rank, then pad both to four dimensions.
-		al := make([]int, len(g.shape))
-		for i := range al {
-			al[i] = 1
-			if j := len(shape) - len(g.shape) + i; j >= 0 {
-				al[i] = shape[j]
-			}
-		}
-		gp, op4 := padTo4(g.shape, 1), padTo4(al, 1)
-		d.launch1D(op, "gt_sum_to_f32", int64(out.n), ptr(g), ptr(out), int64(out.n),
-			gp[0], gp[1], gp[2], gp[3], op4[1], op4[2], op4[3])
+	return 0, false
+}
+
+// Cast converts x into out with kernels.Cast: float32 to and from float16
+// and bfloat16.
+func (d *cudaDevice) Cast(out, x *Tensor) {
+	const op = "Cast"
+	from, ok1 := kernelDType(x.dtype)
+	to, ok2 := kernelDType(out.dtype)
+	if !ok1 || !ok2 || (from != kernels.DTypeFloat32) == (to != kernels.DTypeFloat32) {
+		panicf(ErrNotImplemented, op, "no CUDA kernel casts %s to %s on %s; cast on the CPU (To(\"cpu\")) first", x.dtype, out.dtype, d.name)
 	}
-	return out
+	d.must(op, kernels.Cast(d.s, devPtr(op, x), from, ptr(out), to, x.n))
 }
 
-// scaleDev returns s * x on the device.
-func scaleDev(op string, x *Tensor, s float32) *Tensor {
-	d := cudaOf(op, x)
-	out := d.empty(op, Float32, x.shape)
-	d.must(op, kernels.ScaleF32(d.s, ptr(x), s, ptr(out), x.n))
-	return out
-}
-
-func cudaAdd(a, b *Tensor) *Tensor {
-	out := cudaBinaryRaw("Add", opAdd, a, b)
-	return record(out, "Add", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
-		var ga, gb *Tensor
-		if a.requiresGrad {
-			ga = sumToDev("Add", g, a.shape)
-		}
-		if b.requiresGrad {
-			gb = sumToDev("Add", g, b.shape)
-		}
-		return []*Tensor{ga, gb}
-	})
-}
-
-func cudaSub(a, b *Tensor) *Tensor {
-	out := cudaBinaryRaw("Sub", opSub, a, b)
-	return record(out, "Sub", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
-		var ga, gb *Tensor
-		if a.requiresGrad {
-			ga = sumToDev("Sub", g, a.shape)
-		}
-		if b.requiresGrad {
-			gb = sumToDev("Sub", scaleDev("Sub", g, -1), b.shape)
-		}
-		return []*Tensor{ga, gb}
-	})
-}
-
-func cudaMul(a, b *Tensor) *Tensor {
-	out := cudaBinaryRaw("Mul", opMul, a, b)
-	return record(out, "Mul", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
-		var ga, gb *Tensor
-		if a.requiresGrad {
-			ga = sumToDev("Mul", cudaBinaryRaw("Mul", opMul, g, b), a.shape)
-		}
-		if b.requiresGrad {
-			gb = sumToDev("Mul", cudaBinaryRaw("Mul", opMul, g, a), b.shape)
-		}
-		return []*Tensor{ga, gb}
-	})
-}
-
-func cudaDiv(a, b *Tensor) *Tensor {
-	out := cudaBinaryRaw("Div", opDiv, a, b)
-	return record(out, "Div", []*Tensor{a, b}, func(g *Tensor) []*Tensor {
-		var ga, gb *Tensor
-		if a.requiresGrad {
-			ga = sumToDev("Div", cudaBinaryRaw("Div", opDiv, g, b), a.shape)
-		}
-		if b.requiresGrad { // d(a/b)/db = -out/b
-			t := cudaBinaryRaw("Div", opDiv, out, b)
-			gb = sumToDev("Div", scaleDev("Div", cudaBinaryRaw("Div", opMul, g, t), -1), b.shape)
-		}
-		return []*Tensor{ga, gb}
-	})
-}
-
-func cudaMulScalar(x *Tensor, s float32) *Tensor {
-	checkFloat("MulScalar", x)
-	out := scaleDev("MulScalar", x, s)
-	return record(out, "MulScalar", []*Tensor{x}, func(g *Tensor) []*Tensor {
-		return []*Tensor{scaleDev("MulScalar", g, s)}
-	})
-}
-
-// unaryDev runs gt_unary_f32 with op code u.
-func unaryDev(op string, u int32, x *Tensor, p float32) *Tensor {
-	checkFloat(op, x)
-	d := cudaOf(op, x)
-	out := d.empty(op, Float32, x.shape)
-	d.launch1D(op, "gt_unary_f32", int64(x.n), ptr(x), ptr(out), int64(x.n), u, p)
-	return out
-}
-
-func cudaAddScalar(x *Tensor, s float32) *Tensor {
-	out := unaryDev("AddScalar", uAddScalar, x, s)
-	return record(out, "AddScalar", []*Tensor{x}, func(g *Tensor) []*Tensor { return []*Tensor{g} })
-}
-
-// cudaUnary is a differentiable gt_unary_f32 op (Exp, Log, Sqrt, Sigmoid,
-// Tanh, Pow).
-func cudaUnary(op string, u int32, x *Tensor, p float32) *Tensor {
-	out := unaryDev(op, u, x, p)
-	return record(out, op, []*Tensor{x}, func(g *Tensor) []*Tensor {
-		d := cudaOf(op, g)
-		gx := d.empty(op, Float32, x.shape)
-		d.launch1D(op, "gt_unary_bwd_f32", int64(x.n), ptr(x), ptr(out), ptr(g), ptr(gx), int64(x.n), u, p)
-		return []*Tensor{gx}
-	})
-}
-
-// cudaActivation is ReLU, LeakyReLU or ELU with the kernels package's
-// forward and backward (a is the slope or alpha).
-func cudaActivation(op string, x *Tensor, a float32) *Tensor {
-	checkFloat(op, x)
-	d := cudaOf(op, x)
-	out := d.empty(op, Float32, x.shape)
-	n := x.n
-	switch op {
-	case "ReLU":
-		d.must(op, kernels.ReLUForward(d.s, ptr(x), ptr(out), n))
-	case "LeakyReLU":
-		d.must(op, kernels.LeakyReLUForward(d.s, ptr(x), ptr(out), a, n))
-	default:
-		d.must(op, kernels.ELUForward(d.s, ptr(x), ptr(out), a, n))
+// Fill sets every element of out to v: FillF32 for float32, a byte memset
+// for 1-byte dtypes, an upload of the converted values for the others
+// (converted as setElem converts).
+func (d *cudaDevice) Fill(out *Tensor, v float64) {
+	const op = "Fill"
+	n := out.n
+	if n == 0 {
+		return
 	}
-	return record(out, op, []*Tensor{x}, func(g *Tensor) []*Tensor {
-		gx := d.empty(op, Float32, x.shape)
-		switch op {
-		case "ReLU":
-			d.must(op, kernels.ReLUBackward(d.s, ptr(x), ptr(g), ptr(gx), n))
-		case "LeakyReLU":
-			d.must(op, kernels.LeakyReLUBackward(d.s, ptr(x), ptr(g), ptr(gx), a, n))
+	p := devPtr(op, out)
+	switch out.dtype {
+	case Float32:
+		d.must(op, kernels.FillF32(d.s, p, float32(v), n))
+	case Float16, BFloat16:
+		h := make([]uint16, n)
+		for i, b := 0, lowRound(out.dtype, float32(v)); i < n; i++ {
+			h[i] = b
+		}
+		d.must(op, d.dev.UploadUint16(p, h))
+	case Int64:
+		var b int64
+		switch {
+		case v != v:
+		case v >= math.MaxInt64:
+			b = math.MaxInt64
+		case v <= math.MinInt64:
+			b = math.MinInt64
 		default:
-			d.must(op, kernels.ELUBackward(d.s, ptr(x), ptr(g), ptr(gx), a, n))
+			b = int64(v)
 		}
-		return []*Tensor{gx}
-	})
+		h := make([]int64, n)
+		for i := range h {
+			h[i] = b
+		}
+		d.must(op, d.dev.UploadInt64(p, h))
+	case Int8:
+		d.must(op, d.dev.Memset8(p, byte(f32ToInt8(v)), n))
+	default: // Bool
+		d.must(op, d.dev.Memset8(p, byte(b2u32(v != 0)), n))
+	}
 }

@@ -21,8 +21,10 @@
 // other ops run in their inputs' (promoted) dtype. The tensors an op keeps
 // for its backward pass are the low-precision ones, which is what makes
 // autocast save activation memory. Every gradient has its tensor's dtype.
-// There are no GPU kernels for the low-precision dtypes yet: an op meeting
-// one on a GPU panics with ErrNotImplemented naming the op and the dtype.
+// On a GPU, casts between float32 and float16 or bfloat16 run (so autocast
+// casts there); other ops have no GPU kernels for the low-precision dtypes
+// yet and panic with ErrNotImplemented naming the op, the dtype and the
+// device.
 //
 // Views are made where they cost nothing (Reshape, Narrow along dimension
 // 0); every other op allocates its result, and every allocation is counted

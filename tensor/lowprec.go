@@ -204,16 +204,23 @@ func lowBlocks(n int, body func(lo, hi int, s *scratch)) {
 	})
 }
 
-// castRaw converts t to dtype dt without autograd: a new tensor (t itself
-// when the dtype is already dt). Floats round to nearest even; floats to
-// Int8 and Int64 truncate toward zero (Int8 saturating, NaN giving 0);
-// anything to Bool is value != 0.
+// castRaw converts t to dtype dt without autograd, on t's device (the
+// backend's Cast): a new tensor (t itself when the dtype is already dt).
+// Floats round to nearest even; floats to Int8 and Int64 truncate toward
+// zero (Int8 saturating, NaN giving 0); anything to Bool is value != 0.
 func castRaw(t *Tensor, dt DType) *Tensor {
 	if t.dtype == dt {
 		return t
 	}
-	mustHost("Cast", t)
-	out := New(dt, t.shape...)
+	out := emptyOn("Cast", t.st.be, dt, false, t.shape...) // every element is written
+	t.st.be.Cast(out, t)
+	return out
+}
+
+// castElems converts the CPU tensor t into out (t's shape, another dtype)
+// as castRaw describes: the CPU's Cast kernel.
+func castElems(out, t *Tensor) {
+	dt := out.dtype
 	n := t.n
 	switch {
 	case t.dtype == Float32 && isLow(dt):
@@ -238,7 +245,6 @@ func castRaw(t *Tensor, dt DType) *Tensor {
 			setElem(out, i, elem(t, i))
 		}
 	}
-	return out
 }
 
 // elem returns element i (flat, from t's offset) of a CPU tensor as float64.

@@ -58,6 +58,14 @@ func (*metaBackend) Synchronize() error          { return nil }
 // elementwise kernels: nothing to compute on the meta device.
 // ---------------------------------------------------------------------
 
+func (*metaBackend) Binary(op BinaryOp, out, a, b *Tensor)                    {}
+func (*metaBackend) Unary(op UnaryOp, out, x *Tensor, p float32)              {}
+func (*metaBackend) UnaryBackward(op UnaryOp, gx, g, x, y *Tensor, p float32) {}
+func (*metaBackend) SumTo(out, g *Tensor)                                     {}
+func (*metaBackend) Accumulate(dst, src *Tensor)                              {}
+func (*metaBackend) Cast(out, x *Tensor)                                      {}
+func (*metaBackend) Fill(out *Tensor, v float64)                              {}
+
 // (end of elementwise kernels)
 //
 //
