@@ -56,37 +56,3 @@ func padTo4(shape []int, fill int) [4]int64 {
 	}
 	return r
 }
-
-<<<<<<< HEAD
-// onesOn returns ones of t's shape on t's device (the seed of Backward).
-func onesOn(t *Tensor) *Tensor {
-	d := cudaOf("Backward", t)
-	o := d.empty("Backward", Float32, t.shape)
-	d.must("Backward", kernels.FillF32(d.s, ptr(o), 1, o.n))
-	return o
-}
-
-// cudaAddInPlace does dst += src on the device (gradient accumulation).
-func cudaAddInPlace(dst, src *Tensor) {
-	deviceOf("Backward", dst, src)
-	d := cudaOf("Backward", dst)
-	d.must("Backward", kernels.AxpyF32(d.s, ptr(src), 1, ptr(dst), dst.n))
-=======
-// deviceElem reads element off of a device tensor as float64 (Item, At).
-func deviceElem(t *Tensor, off int) float64 {
-	one := &Tensor{shape: []int{1}, dtype: t.dtype, st: t.st, off: t.off + off, n: 1}
-	return elem(download(one), 0)
-}
-
-// deviceString renders a device tensor (its values read back) as String
-// does, with the device named.
-func deviceString(t *Tensor) string {
-	if ds := cudaBufOf(t.st); ds == nil || ds.freed || ds.cuda == nil {
-		return fmt.Sprintf("tensor(<no data>, shape=%v, dtype=%s, device=%s)", t.shape, t.dtype, t.st.device)
-	}
-	h := download(t)
-	h.requiresGrad, h.node = t.requiresGrad, t.node
-	s := h.String()
-	return s[:len(s)-1] + ", device=" + t.st.device + ")"
->>>>>>> wt-elementwise
-}

@@ -25,7 +25,7 @@ func (fakeBackend) CountEqual(_, _ *Tensor) int         { panic("fake device") }
 
 // toMeta returns a copy of t on the meta device, a leaf that requires grad
 // when t is float32.
-func toMeta(t *testing.T, x *Tensor) *Tensor {
+func reduceToMeta(t *testing.T, x *Tensor) *Tensor {
 	t.Helper()
 	m, err := x.Detach().To("meta")
 	if err != nil {
@@ -95,7 +95,7 @@ func TestReduceOpsOnMeta(t *testing.T) {
 				if v.dtype == Float32 {
 					cpuIn[i].SetRequiresGrad(true)
 				}
-				metaIn[i] = toMeta(t, v)
+				metaIn[i] = reduceToMeta(t, v)
 			}
 			want, wf, wb := reduceAllocated("cpu", func() *Tensor { return c.f(cpuIn) })
 			var got *Tensor
@@ -124,7 +124,7 @@ func TestReduceOpsOnMeta(t *testing.T) {
 // with the CPU's messages; meta targets are not read; Accuracy, which
 // needs values, refuses meta tensors.
 func TestReduceMetaErrors(t *testing.T) {
-	m := func(x *Tensor) *Tensor { return toMeta(t, x) }
+	m := func(x *Tensor) *Tensor { return reduceToMeta(t, x) }
 	for _, f := range []func(){
 		func() { SumDim(m(Zeros(2, 3)), 2, false) },
 		func() { ArgMax(m(Zeros(2, 3, 4))) },

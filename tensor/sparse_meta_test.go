@@ -78,7 +78,7 @@ func modInt64(x *Tensor, m int64) *Tensor {
 }
 
 // allocated returns the bytes allocated on device while f runs.
-func allocated(device string, f func()) int64 {
+func sparseAllocated(device string, f func()) int64 {
 	b := TotalAllocatedBytes(device)
 	f()
 	return TotalAllocatedBytes(device) - b
@@ -106,10 +106,10 @@ func TestSparseOpsOnMeta(t *testing.T) {
 				}
 				ins[i] = x.SetRequiresGrad(x.DType().IsFloatingPoint())
 			}
-			cpuBytes := allocated("cpu", func() { fwd[k] = allocated(dev, func() { outs[k] = c.run(ins) }) })
+			cpuBytes := sparseAllocated("cpu", func() { fwd[k] = sparseAllocated(dev, func() { outs[k] = c.run(ins) }) })
 			out := outs[k]
 			g := EmptyOn(dev, out.DType(), out.Shape()...)
-			cpuBytes += allocated("cpu", func() { bwd[k] = allocated(dev, func() { grads[k] = out.node.backward(g) }) })
+			cpuBytes += sparseAllocated("cpu", func() { bwd[k] = sparseAllocated(dev, func() { grads[k] = out.node.backward(g) }) })
 			if dev == "meta" && cpuBytes != 0 {
 				t.Errorf("%s on meta allocated %d bytes on the CPU", c.name, cpuBytes)
 			}
