@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	_ "embed"
 	"fmt"
 	"math"
 	"runtime"
@@ -16,7 +15,7 @@ import (
 
 // cudaDevice is one GPU as package tensor uses it: the kernels.Device, the
 // legacy default stream every op queues on (so ops, copies and the reuse
-// of cached blocks are ordered), a cuBLAS handle, this package's PTX module
+// of cached blocks are ordered), a cuBLAS handle
 // and the caching allocator.
 type cudaDevice struct {
 	name  string
@@ -27,10 +26,6 @@ type cudaDevice struct {
 	blasOnce sync.Once
 	blas     *kernels.BLAS
 	blasErr  error
-
-	fnMu sync.Mutex
-	mod  *kernels.Module
-	fns  map[string]*kernels.Function
 
 	// Caching allocator: free blocks by size class. A block returns here
 	// when its storage is freed (Tensor.Free or the storage's finalizer)
@@ -47,10 +42,6 @@ var (
 	cudaMu   sync.Mutex
 	cudaDevs = map[string]*cudaDevice{}
 )
-
-//go:generate go run github.com/gnnrepl/gnnrepl/kernels/internal/genptx
-//go:embed ptx/cuda_ops.ptx
-var cudaOpsPTX []byte
 
 // openCUDA returns the device named name ("cuda:N"), opening it on first use.
 func openCUDA(name string) (*cudaDevice, error) {
@@ -71,7 +62,7 @@ func openCUDA(name string) (*cudaDevice, error) {
 		return nil, fmt.Errorf("tensor: opening %s: %w", name, err)
 	}
 	d := &cudaDevice{name: name, dev: kd, s: kd.DefaultStream(), stats: statsFor(name),
-		cache: map[int64][]kernels.DevicePtr{}, fns: map[string]*kernels.Function{}}
+		cache: map[int64][]kernels.DevicePtr{}}
 	// Force a collection (which returns unreachable tensors' blocks to the
 	// cache) after every gcEvery bytes of new driver allocations: the Go
 	// collector does not see device memory, only the small storage headers.
@@ -111,37 +102,6 @@ func (d *cudaDevice) blasHandle(op string) *kernels.BLAS {
 	d.blasOnce.Do(func() { d.blas, d.blasErr = kernels.NewBLAS(d.dev) })
 	d.must(op, d.blasErr)
 	return d.blas
-}
-
-// fn returns kernel name of this package's PTX module (cuda_ops.cu).
-func (d *cudaDevice) fn(op, name string) *kernels.Function {
-	d.fnMu.Lock()
-	defer d.fnMu.Unlock()
-	if f := d.fns[name]; f != nil {
-		return f
-	}
-	if d.mod == nil {
-		m, err := d.dev.LoadModule(cudaOpsPTX)
-		d.must(op, err)
-		d.mod = m
-	}
-	f, err := d.mod.Function(name)
-	d.must(op, err)
-	d.fns[name] = f
-	return f
-}
-
-// launch1D queues kernel name over n work items with 256-thread blocks
-// (the kernels stride over the grid, capped at 2^20 blocks).
-func (d *cudaDevice) launch1D(op, name string, n int64, args ...any) {
-	if n <= 0 {
-		return
-	}
-	b := (n + 255) / 256
-	if b > 1<<20 {
-		b = 1 << 20
-	}
-	d.must(op, kernels.Launch(d.s, d.fn(op, name), kernels.Dim3{X: int(b), Y: 1, Z: 1}, kernels.Dim3{X: 256, Y: 1, Z: 1}, 0, args...))
 }
 
 // roundBlock returns the size class of an n-byte request: multiples of

@@ -9,7 +9,7 @@ import (
 // The CUDA backend's elementwise kernels (ElementwiseKernels,
 // elementwise.go): the kernels package's float32 launchers (AddF32,
 // AddBiasF32, ScaleF32, ReLUForward, ..., Cast for float32 <-> float16 and
-// bfloat16) and cuda_ops.cu's gt_* kernels. The kernels package has no
+// bfloat16) and kernels' dense kernels (dense.cu). The kernels package has no
 // 16-bit elementwise kernels yet: those dtypes panic with
 // ErrNotImplemented. Kernels queue on the device's stream and read no
 // device memory back.
@@ -24,15 +24,15 @@ func (d *cudaDevice) need32(op string, ts ...*Tensor) {
 	}
 }
 
-// binaryCode is op's code in gt_binary_f32 / gt_bcast_binary_f32.
-func binaryCode(op BinaryOp) int32 {
-	return [...]int32{BinaryAdd: opAdd, BinarySub: opSub, BinaryMul: opMul, BinaryDiv: opDiv}[op]
+// binaryCode is op's code in kernels.BinaryElementwise / kernels.BroadcastBinary.
+func binaryCode(op BinaryOp) kernels.BinaryOp {
+	return [...]kernels.BinaryOp{BinaryAdd: kernels.BinaryAdd, BinarySub: kernels.BinarySub, BinaryMul: kernels.BinaryMul, BinaryDiv: kernels.BinaryDiv}[op]
 }
 
 // Binary sets out = a op b with broadcasting (float32): same shapes through
-// the kernels package (Add, Sub, Mul) or gt_binary_f32 (Div), a bias row
+// the kernels package (Add, Sub, Mul) or kernels.BinaryElementwise (Div), a bias row
 // through AddBiasF32, other broadcasts of up to four dimensions through
-// gt_bcast_binary_f32.
+// kernels.BroadcastBinary.
 func (d *cudaDevice) Binary(op BinaryOp, out, a, b *Tensor) {
 	name := op.String()
 	d.need32(name, out, a, b)
@@ -53,7 +53,7 @@ func (d *cudaDevice) Binary(op BinaryOp, out, a, b *Tensor) {
 		case BinaryMul:
 			d.must(name, kernels.MulF32(d.s, pa, pb, py, n))
 		default:
-			d.launch1D(name, "gt_binary_f32", int64(n), pa, pb, py, int64(n), code)
+			d.must(name, kernels.BinaryElementwise(d.s, code, kernels.DTypeFloat32, pa, pb, py, n))
 		}
 	case op == BinaryAdd && isBiasRow(a, b, shape):
 		f := b.shape[0]
@@ -64,35 +64,34 @@ func (d *cudaDevice) Binary(op BinaryOp, out, a, b *Tensor) {
 		}
 		od := padTo4(shape, 1)
 		sa, sb := padTo4(bstrides(a.shape, shape), 0), padTo4(bstrides(b.shape, shape), 0)
-		d.launch1D(name, "gt_bcast_binary_f32", int64(n), pa, pb, py, int64(n), code,
-			od[1], od[2], od[3], sa[0], sa[1], sa[2], sa[3], sb[0], sb[1], sb[2], sb[3])
+		d.must(name, kernels.BroadcastBinary(d.s, code, kernels.DTypeFloat32, pa, pb, py, n, od, sa, sb))
 	}
 }
 
-// unaryCode is op's code in gt_unary_f32 / gt_unary_bwd_f32.
-func unaryCode(op UnaryOp) int32 {
+// unaryCode is op's code in kernels.Unary / kernels.UnaryBackward.
+func unaryCode(op UnaryOp) kernels.UnaryOp {
 	switch op {
 	case UnaryExp:
-		return uExp
+		return kernels.UnaryExp
 	case UnaryLog:
-		return uLog
+		return kernels.UnaryLog
 	case UnarySqrt:
-		return uSqrt
+		return kernels.UnarySqrt
 	case UnarySigmoid:
-		return uSigmoid
+		return kernels.UnarySigmoid
 	case UnaryTanh:
-		return uTanh
+		return kernels.UnaryTanh
 	case UnaryPow:
-		return uPow
+		return kernels.UnaryPow
 	case UnaryAddScalar:
-		return uAddScalar
+		return kernels.UnaryAddScalar
 	}
-	panicf(ErrNotImplemented, op.String(), "no gt_unary_f32 code for %s", op)
+	panicf(ErrNotImplemented, op.String(), "no dense unary kernel for %s", op)
 	return 0
 }
 
 // Unary sets out = f(x) (float32): MulScalar through ScaleF32, the
-// activations through the kernels package, the rest through gt_unary_f32.
+// activations through the kernels package, the rest through kernels.Unary.
 func (d *cudaDevice) Unary(op UnaryOp, out, x *Tensor, p float32) {
 	name := op.String()
 	d.need32(name, out, x)
@@ -108,13 +107,13 @@ func (d *cudaDevice) Unary(op UnaryOp, out, x *Tensor, p float32) {
 	case UnaryELU:
 		d.must(name, kernels.ELUForward(d.s, px, py, p, n))
 	default:
-		d.launch1D(name, "gt_unary_f32", int64(n), px, py, int64(n), unaryCode(op), p)
+		d.must(name, kernels.Unary(d.s, unaryCode(op), kernels.DTypeFloat32, px, py, n, p))
 	}
 }
 
 // UnaryBackward sets gx = g * f'(x, y) (float32): the activations through
 // the kernels package's backward kernels, the rest through
-// gt_unary_bwd_f32.
+// kernels.UnaryBackward.
 func (d *cudaDevice) UnaryBackward(op UnaryOp, gx, g, x, y *Tensor, p float32) {
 	name := op.String()
 	d.need32(name, gx, g, x, y)
@@ -134,13 +133,13 @@ func (d *cudaDevice) UnaryBackward(op UnaryOp, gx, g, x, y *Tensor, p float32) {
 	case UnaryELU:
 		d.must(name, kernels.ELUBackward(d.s, px, pg, pgx, p, n))
 	default:
-		d.launch1D(name, "gt_unary_bwd_f32", int64(n), px, py, pg, pgx, int64(n), unaryCode(op), p)
+		d.must(name, kernels.UnaryBackward(d.s, unaryCode(op), kernels.DTypeFloat32, px, py, pg, pgx, n, p))
 	}
 }
 
 // SumTo reduces g to out's shape (float32; out is zero on entry): a full
 // reduction through SumF32, a bias gradient through SumDim0F32, other
-// broadcasts of up to four dimensions through gt_sum_to_f32.
+// broadcasts of up to four dimensions through kernels.SumTo.
 func (d *cudaDevice) SumTo(out, g *Tensor) {
 	const op = "sumTo"
 	d.need32(op, out, g)
@@ -164,8 +163,7 @@ func (d *cudaDevice) SumTo(out, g *Tensor) {
 			}
 		}
 		gp, op4 := padTo4(g.shape, 1), padTo4(al, 1)
-		d.launch1D(op, "gt_sum_to_f32", int64(out.n), devPtr(op, g), ptr(out), int64(out.n),
-			gp[0], gp[1], gp[2], gp[3], op4[1], op4[2], op4[3])
+		d.must(op, kernels.SumTo(d.s, kernels.DTypeFloat32, devPtr(op, g), ptr(out), out.n, gp, op4))
 	}
 }
 
@@ -195,8 +193,7 @@ func expandDev(op string, x *Tensor, shape []int) *Tensor {
 	od := padTo4(shape, 1)
 	sa := padTo4(bstrides(x.shape, shape), 0)
 	px := ptr(x)
-	d.launch1D(op, "gt_bcast_binary_f32", int64(out.n), px, px, ptr(out), int64(out.n), opCopyA,
-		od[1], od[2], od[3], sa[0], sa[1], sa[2], sa[3], int64(0), int64(0), int64(0), int64(0))
+	d.must(op, kernels.BroadcastBinary(d.s, kernels.BinaryCopyA, kernels.DTypeFloat32, px, px, ptr(out), out.n, od, sa, kernels.Shape4{}))
 	return out
 }
 

@@ -8,8 +8,8 @@ import (
 
 // The CUDA device's index kernels (IndexKernels, index.go): gathers move
 // rows as bytes (every dtype), the scatter-add is float32 atomics, strided
-// copies move 4-byte words (gt_copy2d_f32) and transposes are float32
-// (gt_transpose_f32). The kernels are queued on the device's stream; none
+// copies move 4-byte words (kernels.Copy2D) and transposes are float32
+// (kernels.Transpose). The kernels are queued on the device's stream; none
 // reads device memory back.
 
 // noKernel panics with ErrNotImplemented: op has no CUDA kernel for what.
@@ -43,7 +43,7 @@ func (d *cudaDevice) ScatterAddRows(out, idx, src *Tensor) {
 }
 
 // CopyRows copies strided rows: one device copy when both layouts are
-// contiguous, else gt_copy2d_f32 over 4-byte words (any dtype whose
+// contiguous, else kernels.Copy2D over 4-byte words (any dtype whose
 // offsets, strides and widths are whole words).
 func (d *cudaDevice) CopyRows(dst *Tensor, do, ds int, src *Tensor, so, ss, rows, w int) {
 	const op = "CopyRows"
@@ -65,11 +65,10 @@ func (d *cudaDevice) CopyRows(dst *Tensor, do, ds int, src *Tensor, so, ss, rows
 // copy2d copies rows of w 4-byte words between strided layouts (strides in
 // words).
 func (d *cudaDevice) copy2d(op string, src kernels.DevicePtr, sstride int, dst kernels.DevicePtr, dstride, rows, w int) {
-	n := int64(rows) * int64(w)
-	d.launch1D(op, "gt_copy2d_f32", n, src, int64(sstride), dst, int64(dstride), int64(rows), int64(w))
+	d.must(op, kernels.Copy2D(d.s, 4, src, sstride, dst, dstride, rows, w))
 }
 
-// Transpose writes x's transpose into out with gt_transpose_f32 (32x32
+// Transpose writes x's transpose into out with kernels.Transpose (32x32
 // tiles through shared memory); other dtypes have no kernel.
 func (d *cudaDevice) Transpose(out, x *Tensor) {
 	const op = "Transpose"
@@ -83,6 +82,5 @@ func (d *cudaDevice) Transpose(out, x *Tensor) {
 	if m > math.MaxInt32 || (n+31)/32 > 65535 {
 		d.noKernel(op, "more than 2^31 rows or 2M columns")
 	}
-	d.must(op, kernels.Launch(d.s, d.fn(op, "gt_transpose_f32"), kernels.Dim3{X: (m + 31) / 32, Y: (n + 31) / 32, Z: 1},
-		kernels.Dim3{X: 32, Y: 8, Z: 1}, 0, ptr(x), ptr(out), int32(m), int32(n)))
+	d.must(op, kernels.Transpose(d.s, 4, ptr(x), ptr(out), m, n))
 }

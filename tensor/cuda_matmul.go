@@ -98,7 +98,7 @@ func (d *cudaDevice) Gemm(tA, tB bool, alpha float32, a, b *Tensor, beta float32
 }
 
 // AddMM copies c broadcast into out (a device copy, or
-// gt_bcast_binary_f32 copying its first operand), runs one cuBLAS GEMM
+// kernels.BroadcastBinary copying its first operand), runs one cuBLAS GEMM
 // per pair with beta 1 and applies kernels.ReLUForward in place. Float32.
 func (d *cudaDevice) AddMM(out, c *Tensor, pairs []*Tensor, relu bool, ws []*Tensor) {
 	op := "AddMM"
@@ -119,8 +119,7 @@ func (d *cudaDevice) AddMM(out, c *Tensor, pairs []*Tensor, relu bool, ws []*Ten
 		od := padTo4(out.shape, 1)
 		sc := padTo4(bstrides(c.shape, out.shape), 0)
 		pc := ptr(c)
-		d.launch1D(op, "gt_bcast_binary_f32", int64(out.n), pc, pc, ptr(out), int64(out.n), opCopyA,
-			od[1], od[2], od[3], sc[0], sc[1], sc[2], sc[3], int64(0), int64(0), int64(0), int64(0))
+		d.must(op, kernels.BroadcastBinary(d.s, kernels.BinaryCopyA, kernels.DTypeFloat32, pc, pc, ptr(out), out.n, od, sc, kernels.Shape4{}))
 	}
 	for i := 0; i < len(pairs); i += 2 {
 		d.Gemm(false, false, 1, pairs[i], pairs[i+1], 1, out, ws)

@@ -4,32 +4,11 @@ import (
 	"github.com/gnnrepl/gnnrepl/kernels"
 )
 
-// GPU implementations of the dense ops. Each public op starts with a
-// dispatch branch (deviceOf) that calls the cuda* function here when its
-// inputs are on a GPU; the forward and the backward closure queue kernels
-// on the device's stream and never read device memory, except where a
-// comment says so (Accuracy, index checks of tensors whose bounds are not
-// known). Shapes and dtypes are checked exactly as on the CPU, with the same
-// messages.
-
-// Op codes of gt_binary_f32 / gt_bcast_binary_f32 and gt_unary_f32 (cuda_ops.cu).
-const (
-	opAdd int32 = iota
-	opSub
-	opMul
-	opDiv
-	opCopyA
-)
-
-const (
-	uExp int32 = iota
-	uLog
-	uSqrt
-	uSigmoid
-	uTanh
-	uPow
-	uAddScalar
-)
+// Helpers of the CUDA backend's kernels (cuda_*.go): each family's
+// primitives are cudaDevice methods over the kernels package's typed
+// launchers, queued on the device's stream; they never read device memory
+// except where a comment says so (Accuracy, index checks of tensors whose
+// bounds are not known).
 
 // ptr is devPtr for op-internal use.
 func ptr(t *Tensor) kernels.DevicePtr { return devPtr("op", t) }

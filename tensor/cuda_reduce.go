@@ -5,7 +5,7 @@ import (
 )
 
 // The CUDA ReduceKernels (reduce.go, softmax.go): the kernels package's
-// reductions and log-softmax, and cuda_ops.cu's fill, broadcast, arg-max
+// reductions and log-softmax, and the dense kernels' fill, broadcast, arg-max
 // and NLL kernels. They queue work on the device's stream and read nothing
 // back, except CountEqual. Only float32 has kernels (the ops reduce
 // float16 and bfloat16 in float32); ArgMax of another dtype panics with
@@ -31,10 +31,10 @@ func (d *cudaDevice) SumDim(out, x *Tensor, outer, dd, inner int) {
 		d.must(op, kernels.SumDim1F32(d.s, ptr(x), ptr(out), outer, dd, 1))
 	default:
 		// x as (1, outer, dd, inner) summed to (1, outer, 1, inner), in
-		// index order along dd (gt_sum_to_f32, the broadcast gradient's
+		// index order along dd (kernels.SumTo, the broadcast gradient's
 		// kernel).
-		d.launch1D(op, "gt_sum_to_f32", int64(out.n), ptr(x), ptr(out), int64(out.n),
-			int64(1), int64(outer), int64(dd), int64(inner), int64(outer), int64(1), int64(inner))
+		d.must(op, kernels.SumTo(d.s, kernels.DTypeFloat32, ptr(x), ptr(out), out.n,
+			kernels.Shape4{1, int64(outer), int64(dd), int64(inner)}, kernels.Shape4{1, int64(outer), 1, int64(inner)}))
 	}
 }
 
@@ -44,14 +44,13 @@ func (d *cudaDevice) ExpandDim(out, g *Tensor, outer, dd, inner int) {
 		return
 	}
 	if outer == 1 && inner == 1 { // a scalar filled into out (Sum's gradient)
-		d.launch1D(op, "gt_fill_from_f32", int64(out.n), ptr(g), float32(1), ptr(out), int64(out.n))
+		d.must(op, kernels.FillFrom(d.s, kernels.DTypeFloat32, ptr(g), 1, ptr(out), out.n))
 		return
 	}
 	// out (outer, dd, inner) copies g (outer, 1, inner): strides (inner, 0, 1).
 	pg := ptr(g)
-	d.launch1D(op, "gt_bcast_binary_f32", int64(out.n), pg, pg, ptr(out), int64(out.n), opCopyA,
-		int64(outer), int64(dd), int64(inner), int64(0), int64(inner), int64(0), int64(1),
-		int64(0), int64(0), int64(0), int64(0))
+	d.must(op, kernels.BroadcastBinary(d.s, kernels.BinaryCopyA, kernels.DTypeFloat32, pg, pg, ptr(out), out.n,
+		kernels.Shape4{1, int64(outer), int64(dd), int64(inner)}, kernels.Shape4{0, int64(inner), 0, 1}, kernels.Shape4{}))
 }
 
 func (d *cudaDevice) ArgMax(out, x *Tensor) {
@@ -59,7 +58,7 @@ func (d *cudaDevice) ArgMax(out, x *Tensor) {
 		panicf(ErrNotImplemented, "ArgMax", "no CUDA kernel for %s on %s", x.dtype, d.name)
 	}
 	n, c := x.shape[0], x.shape[1]
-	d.launch1D("ArgMax", "gt_argmax_rows_f32", int64(n), ptr(x), ptr(out), int64(n), int64(c))
+	d.must("ArgMax", kernels.ArgMaxRowsF32(d.s, ptr(x), ptr(out), n, c))
 }
 
 func (d *cudaDevice) LogSoftmax(out, x *Tensor) {
@@ -81,14 +80,14 @@ func (d *cudaDevice) NLLLoss(out, logp, targets *Tensor) {
 	const op = "NLLLoss"
 	n, c := logp.shape[0], logp.shape[1]
 	loss := d.newRaw(op, int64(n)*4)
-	d.launch1D(op, "gt_nll_fwd_f32", int64(n), ptr(logp), ptr(targets), cudaBufOf(loss).ptr, int64(n), int64(c))
+	d.must(op, kernels.NLLForwardF32(d.s, ptr(logp), ptr(targets), cudaBufOf(loss).ptr, n, c))
 	d.must(op, kernels.SumF32(d.s, cudaBufOf(loss).ptr, n, ptr(out), 1/float32(n)))
 	freeNow(loss)
 }
 
 func (d *cudaDevice) NLLLossBackward(gl, g, targets *Tensor) {
 	n, c := gl.shape[0], gl.shape[1]
-	d.launch1D("NLLLoss", "gt_nll_bwd_f32", int64(n), ptr(targets), ptr(g), ptr(gl), int64(n), int64(c), 1/float32(n))
+	d.must("NLLLoss", kernels.NLLBackwardF32(d.s, ptr(targets), ptr(g), ptr(gl), n, c, 1/float32(n)))
 }
 
 // CountEqual reads a and b back (a synchronization) and compares them on

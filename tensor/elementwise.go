@@ -9,7 +9,7 @@ package tensor
 //
 // Kernels: cpu_elementwise.go (the float32 loops and the one float16 /
 // bfloat16 path through block load/store), cuda_elementwise.go (the kernels
-// package's float32 kernels and cuda_ops.cu), meta.go (nothing).
+// package's float32 kernels, dense.cu's included), meta.go (nothing).
 
 // BinaryOp names the arithmetic of ElementwiseKernels.Binary.
 type BinaryOp int
@@ -253,7 +253,7 @@ func Neg(x *Tensor) *Tensor {
 // integer or bool x. The activations and math functions below follow the
 // same rules. Kernels: cpu_elementwise.go (Unary, UnaryBackward; the
 // float32 ReLU has branch-free loops), cuda_elementwise.go
-// (kernels.ReLUForward/ReLUBackward, cuda_ops.cu's gt_unary_f32).
+// (kernels.ReLUForward/ReLUBackward, kernels.Unary).
 func ReLU(x *Tensor) *Tensor {
 	defer hookOp("ReLU")()
 	return elementwise("ReLU", UnaryReLU, x, 0)

@@ -175,7 +175,7 @@ func Reshape(x *Tensor, shape ...int) *Tensor {
 // with ErrNotImplemented there). The gradient is the output gradient
 // transposed. Panics with ErrShape for a tensor that is not 2-D.
 // Kernels: cpu_index.go (a blocked loop for float32), cuda_index.go
-// (gt_transpose_f32).
+// (kernels.Transpose).
 func Transpose(x *Tensor) *Tensor {
 	defer hookOp("Transpose")()
 	backendOf("Transpose", x)
@@ -207,7 +207,7 @@ func transpose(x *Tensor) *Tensor {
 // elsewhere, ErrDType for a non-float tensor, ErrDevice for tensors on two
 // devices.
 // Kernels: CopyRows (cpu_index.go: copyElems; cuda_index.go:
-// gt_copy2d_f32).
+// kernels.Copy2D).
 func Concat(ts []*Tensor, dim int) *Tensor {
 	defer hookOp("Concat")()
 	if len(ts) == 0 {

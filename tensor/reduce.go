@@ -3,7 +3,7 @@ package tensor
 // ReduceKernels are the primitive kernels of the reductions (reduce.go)
 // and of log-softmax and the losses (softmax.go). Every Backend implements
 // them: cpu_reduce.go (the CPU's loops), cuda_reduce.go (the kernels
-// package and cuda_ops.cu) and meta.go (nothing to compute).
+// package, dense.cu's included) and meta.go (nothing to compute).
 //
 // The ops call them with tensors on the backend's device, contiguous, of
 // the shapes and dtypes they checked, and allocate every output: an output
@@ -89,7 +89,7 @@ func Mean(x *Tensor) *Tensor {
 // size 1 when keepDim is set (torch.sum(x, dim, keepdim)). It panics with
 // ErrShape for a dimension out of range; see Sum for the dtypes. Kernels:
 // cpu_reduce.go, cuda_reduce.go (kernels.SumDim0F32, SumDim1F32,
-// gt_sum_to_f32).
+// kernels.SumTo).
 func SumDim(x *Tensor, dim int, keepDim bool) *Tensor {
 	defer hookOp("SumDim")()
 	if isLow(x.dtype) {
@@ -158,7 +158,7 @@ func splitAt(shape []int, dim int) (outer, d, inner int) {
 // float32 kernel only and panics with ErrNotImplemented for the others);
 // another dtype panics with ErrDType and another rank with ErrShape. It
 // records no gradient. Kernels: cpu_reduce.go, cuda_reduce.go
-// (gt_argmax_rows_f32).
+// (kernels.ArgMaxRowsF32).
 func ArgMax(x *Tensor) *Tensor {
 	defer hookOp("ArgMax")()
 	be := backendOf("ArgMax", x)

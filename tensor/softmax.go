@@ -96,8 +96,8 @@ func checkClassTargets(op, what string, scores, targets *Tensor) {
 // NLLLoss returns the mean of -logp[i, targets[i]]: logp (N, C) float32,
 // N > 0, targets (N) int64 in [0, C) -> scalar, on their device
 // (torch.nn.functional.nll_loss). It panics as CrossEntropy does. Kernels:
-// cpu_reduce.go (float64 accumulation), cuda_reduce.go (gt_nll_fwd_f32,
-// kernels.SumF32, gt_nll_bwd_f32).
+// cpu_reduce.go (float64 accumulation), cuda_reduce.go (kernels.NLLForwardF32,
+// kernels.SumF32, kernels.NLLBackwardF32).
 func NLLLoss(logp, targets *Tensor) *Tensor {
 	defer hookOp("NLLLoss")()
 	be := backendOf("NLLLoss", logp, targets)
