@@ -102,7 +102,7 @@ var registry struct {
 // semantics (ErrShape today) when k has no Kind or Open.
 func RegisterBackend(k BackendKind) {
 	if k.Kind == "" || k.Open == nil || strings.Contains(k.Kind, ":") {
-		panicf(ErrDevice, "RegisterBackend", "a backend kind needs a name without ':' and an Open function, got %q", k.Kind)
+		panicf(ErrArgument, "RegisterBackend", "a backend kind needs a name without ':' and an Open function, got %q", k.Kind)
 	}
 	registry.mu.Lock()
 	defer registry.mu.Unlock()

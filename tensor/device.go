@@ -1,13 +1,13 @@
 package tensor
 
 import (
-	"errors"
 	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/kernels"
 )
 
@@ -23,14 +23,14 @@ import (
 var (
 	// ErrCUDA classifies a failure reported by the CUDA driver or cuBLAS
 	// while an op ran (errors.Is on the panic value).
-	ErrCUDA = errors.New("cuda error")
+	ErrCUDA = engerr.ErrCUDA
 	// ErrNotImplemented classifies an op that has no implementation on the
 	// device of its inputs; the message names the op and the device.
-	ErrNotImplemented = errors.New("not implemented on this device")
+	ErrNotImplemented = engerr.ErrNotImplemented
 	// ErrOutOfMemory classifies a device allocation that failed even after
 	// the garbage collector returned unreachable tensors and the cache was
 	// emptied (torch.cuda.OutOfMemoryError).
-	ErrOutOfMemory = errors.New("out of device memory")
+	ErrOutOfMemory = engerr.ErrOutOfMemory
 )
 
 // deviceOf returns the device all non-nil ts live on, "cpu" when they all
@@ -266,7 +266,7 @@ func SetFloat32MatmulPrecision(p string) {
 	case "medium":
 		matmulPrecision.Store(2)
 	default:
-		panicf(ErrShape, "SetFloat32MatmulPrecision", "precision must be \"highest\", \"high\" or \"medium\", got %q", p)
+		panicf(ErrArgument, "SetFloat32MatmulPrecision", "precision must be \"highest\", \"high\" or \"medium\", got %q", p)
 	}
 }
 

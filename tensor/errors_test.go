@@ -26,11 +26,14 @@ func TestSentinelsAreTheFamilys(t *testing.T) {
 	// The same values, so errors.Is(err, tensor.ErrShape) holds for a shape
 	// error raised by any engine package.
 	for name, c := range map[string][2]error{
-		"ErrShape":    {ErrShape, engerr.ErrShape},
-		"ErrDType":    {ErrDType, engerr.ErrDType},
-		"ErrIndex":    {ErrIndex, engerr.ErrIndex},
-		"ErrDevice":   {ErrDevice, engerr.ErrDevice},
-		"ErrArgument": {ErrArgument, engerr.ErrArgument},
+		"ErrShape":          {ErrShape, engerr.ErrShape},
+		"ErrDType":          {ErrDType, engerr.ErrDType},
+		"ErrIndex":          {ErrIndex, engerr.ErrIndex},
+		"ErrDevice":         {ErrDevice, engerr.ErrDevice},
+		"ErrArgument":       {ErrArgument, engerr.ErrArgument},
+		"ErrCUDA":           {ErrCUDA, engerr.ErrCUDA},
+		"ErrNotImplemented": {ErrNotImplemented, engerr.ErrNotImplemented},
+		"ErrOutOfMemory":    {ErrOutOfMemory, engerr.ErrOutOfMemory},
 	} {
 		if c[0] != c[1] {
 			t.Errorf("tensor.%s is not engerr.%s", name, name)

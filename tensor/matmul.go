@@ -183,11 +183,11 @@ func addMMShapes(op string, c *Tensor, pairs []*Tensor) (m, n int) {
 		return fmt.Sprintf("more[%d]", i-2)
 	}
 	if c == nil {
-		panicf(ErrShape, op, "c is nil")
+		panicf(ErrArgument, op, "c is nil")
 	}
 	for i, t := range pairs {
 		if t == nil {
-			panicf(ErrShape, op, "%s is nil", name(i))
+			panicf(ErrArgument, op, "%s is nil", name(i))
 		}
 	}
 	for i := 0; i < len(pairs); i += 2 {

@@ -54,7 +54,7 @@ func LoadOpenBLAS() error {
 		}
 	}
 	if lib == 0 {
-		return &Error{Op: "LoadOpenBLAS", Msg: "libopenblas.so.0 not found (install libopenblas0-pthread)"}
+		return &Error{Pkg: "tensor", Op: "LoadOpenBLAS", Msg: "libopenblas.so.0 not found (install libopenblas0-pthread)"}
 	}
 	purego.RegisterLibFunc(&cblasSgemm, lib, "cblas_sgemm")
 	// OpenBLAS's own threads spin in sched_yield between calls and fight

@@ -139,7 +139,7 @@ func Randn(gen *Generator, shape ...int) *Tensor {
 func Dropout(x *Tensor, p float32, training bool, gen *Generator) *Tensor {
 	defer hookOp("Dropout")()
 	if p < 0 || p > 1 || p != p {
-		panicf(ErrShape, "Dropout", "p must be in [0, 1], got %g", p)
+		panicf(ErrArgument, "Dropout", "p must be in [0, 1], got %g", p)
 	}
 	if !training || p == 0 {
 		return x

@@ -82,7 +82,7 @@ func crossEntropy(be Backend, logits, targets *Tensor) *Tensor {
 func checkClassTargets(op, what string, scores, targets *Tensor) {
 	switch {
 	case scores == nil || targets == nil:
-		panicf(ErrShape, op, "%s and targets must not be nil", what)
+		panicf(ErrArgument, op, "%s and targets must not be nil", what)
 	case scores.Dim() != 2 || targets.Dim() != 1 || targets.shape[0] != scores.shape[0]:
 		panicf(ErrShape, op, "needs %s (N, C) and targets (N), got %v and %v", what, scores.shape, targets.shape)
 	case targets.dtype != Int64:

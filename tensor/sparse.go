@@ -235,7 +235,7 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 		}
 	}
 	if reduce != "sum" && reduce != "mean" && reduce != "max" {
-		panicf(ErrShape, "SpMM", "reduce must be \"sum\", \"mean\" or \"max\", got %q", reduce)
+		panicf(ErrArgument, "SpMM", "reduce must be \"sum\", \"mean\" or \"max\", got %q", reduce)
 	}
 	out := emptyOn("SpMM", be, u.dtype, false, adj.NumDst, f)
 	var arg *Tensor // max: the position of the edge that won each element
@@ -318,7 +318,7 @@ func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 		panicf(ErrShape, "SDDMM", "lhs %v and rhs %v do not fit a graph with %d sources and %d destinations", lhs.shape, rhs.shape, adj.NumSrc, adj.NumDst)
 	}
 	if op != "add" && op != "mul" && op != "dot" {
-		panicf(ErrShape, "SDDMM", "op must be \"add\", \"mul\" or \"dot\", got %q", op)
+		panicf(ErrArgument, "SDDMM", "op must be \"add\", \"mul\" or \"dot\", got %q", op)
 	}
 	shape := []int{adj.NumEdges(), dl}
 	switch {

@@ -56,7 +56,7 @@ func AdamStep(param, grad, m, v *Tensor, cfg AdamConfig) {
 		}
 	}
 	if cfg.Step < 1 {
-		panicf(ErrShape, op, "Step = %d, want >= 1", cfg.Step)
+		panicf(ErrArgument, op, "Step = %d, want >= 1", cfg.Step)
 	}
 	be.AdamStep(param, grad, m, v, cfg)
 }
