@@ -43,12 +43,3 @@ var Excluded = map[string][]Exclusion{
 		{"CellIO", "the argument type of FromCellIO"},
 	},
 }
-
-// ExcludedNames returns the names Excluded lists for importPath, as a set.
-func ExcludedNames(importPath string) map[string]bool {
-	m := map[string]bool{}
-	for _, e := range Excluded[importPath] {
-		m[e.Name] = true
-	}
-	return m
-}
