@@ -39,12 +39,3 @@ var Excluded = map[string][]Exclusion{
 		{"Set", "the session sets the running evaluation's context around each cell; a cell replacing it would lose Ctrl-C / interrupt_request"},
 	},
 }
-
-// ExcludedNames returns the names Excluded lists for importPath, as a set.
-func ExcludedNames(importPath string) map[string]bool {
-	m := map[string]bool{}
-	for _, e := range Excluded[importPath] {
-		m[e.Name] = true
-	}
-	return m
-}
