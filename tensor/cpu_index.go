@@ -82,7 +82,7 @@ func scatterAddRef(od, sd []float32, ids []int64, f int) {
 }
 
 // scatterAddFast is scatterAddRef into n rows, parallel over destination
-// rows (indexAddFast's loop, sparse_fast.go): workers own disjoint ranges
+// rows : workers own disjoint ranges
 // of rows and each scans all of ids, so every row receives its additions
 // in increasing i, as the reference does.
 func scatterAddFast(od, sd []float32, ids []int64, n, f int) {

@@ -76,7 +76,7 @@ func IndexSelect(x, idx *Tensor) *Tensor {
 // once. Panics with ErrDType for a non-float src or an index that is not
 // 1-D int64, ErrIndex naming the first index outside [0, n), ErrShape when
 // idx and src disagree on M, ErrDevice for tensors on two devices.
-// Kernels: cpu_index.go (ScatterAddRows: indexAddFast's loop),
+// Kernels: cpu_index.go (ScatterAddRows: scatterAddFast beside scatterAddRef),
 // cuda_index.go (kernels.ScatterAddRowsF32).
 func IndexAdd(n int, idx, src *Tensor) *Tensor {
 	defer hookOp("IndexAdd")()

@@ -1,10 +1,11 @@
 package tensor
 
 import (
-	"github.com/gnnrepl/gnnrepl/internal/workers"
 	"runtime"
 	"sort"
 	"sync/atomic"
+
+	"github.com/gnnrepl/gnnrepl/internal/workers"
 )
 
 // Edge-balanced parallel loops for the sparse ops (SpMM, SDDMM,
@@ -77,35 +78,4 @@ func parallelEdges(indptr []int64, n, width int, body func(lo, hi int)) {
 // chunks, on GOMAXPROCS goroutines when there is enough to move.
 func parallelRowsOf(n, f int, body func(lo, hi int)) {
 	parallelFor(n, max(1, minEdgeWork/max(f, 1)), body)
-}
-
-// indexAddFast is out[ids[i]] += src[i] into n zero rows, (M, ...) ->
-// (n, ...). Workers own disjoint ranges of destination rows and each scans
-// all of ids, so every row receives its additions in increasing i, as the
-// sequential loop does.
-func indexAddFast(n int, ids []int64, src *Tensor) *Tensor {
-	f := rowSize(src)
-	out := Zeros(append([]int{n}, src.shape[1:]...)...)
-	od, sd := out.Float32s(), src.Float32s()
-	nw := runtime.GOMAXPROCS(0)
-	if nw <= 1 || len(ids)*f < 4*minEdgeWork || n < 2*nw {
-		for i, v := range ids {
-			addTo(sd[i*f:(i+1)*f], od[int(v)*f:int(v+1)*f])
-		}
-		return out
-	}
-	var wg workers.Group
-	chunk := (n + nw - 1) / nw
-	for lo := 0; lo < n; lo += chunk {
-		lo64, hi64 := int64(lo), int64(min(lo+chunk, n))
-		wg.Go(func() {
-			for i, v := range ids {
-				if v >= lo64 && v < hi64 {
-					addTo(sd[i*f:(i+1)*f], od[v*int64(f):(v+1)*int64(f)])
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return out
 }

@@ -177,9 +177,10 @@ func BenchmarkSparseFastVsRef(b *testing.B) {
 		ids[i] = r.Int64N(int64(adj.NumSrc))
 	}
 	src := Rand(NewGenerator(2), -1, 1, len(ids), f)
+	idx := FromInt64(ids)
 	b.Run("IndexAdd/fast", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			indexAddFast(adj.NumSrc, ids, src)
+			IndexAdd(adj.NumSrc, idx, src)
 		}
 	})
 	b.Run("IndexAdd/ref", func(b *testing.B) {
