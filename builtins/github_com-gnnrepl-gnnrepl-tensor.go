@@ -21,6 +21,10 @@ func init() {
 		"BFloat16":                  reflect.ValueOf(tensor.BFloat16),
 		"BLASName":                  reflect.ValueOf(tensor.BLASName),
 		"Backends":                  reflect.ValueOf(tensor.Backends),
+		"BinaryAdd":                 reflect.ValueOf(tensor.BinaryAdd),
+		"BinaryDiv":                 reflect.ValueOf(tensor.BinaryDiv),
+		"BinaryMul":                 reflect.ValueOf(tensor.BinaryMul),
+		"BinarySub":                 reflect.ValueOf(tensor.BinarySub),
 		"Bool":                      reflect.ValueOf(tensor.Bool),
 		"CUDAAvailable":             reflect.ValueOf(tensor.CUDAAvailable),
 		"CUDAStatus":                reflect.ValueOf(tensor.CUDAStatus),
@@ -108,6 +112,17 @@ func init() {
 		"Tanh":                      reflect.ValueOf(tensor.Tanh),
 		"TotalAllocatedBytes":       reflect.ValueOf(tensor.TotalAllocatedBytes),
 		"Transpose":                 reflect.ValueOf(tensor.Transpose),
+		"UnaryAddScalar":            reflect.ValueOf(tensor.UnaryAddScalar),
+		"UnaryELU":                  reflect.ValueOf(tensor.UnaryELU),
+		"UnaryExp":                  reflect.ValueOf(tensor.UnaryExp),
+		"UnaryLeakyReLU":            reflect.ValueOf(tensor.UnaryLeakyReLU),
+		"UnaryLog":                  reflect.ValueOf(tensor.UnaryLog),
+		"UnaryPow":                  reflect.ValueOf(tensor.UnaryPow),
+		"UnaryReLU":                 reflect.ValueOf(tensor.UnaryReLU),
+		"UnaryScale":                reflect.ValueOf(tensor.UnaryScale),
+		"UnarySigmoid":              reflect.ValueOf(tensor.UnarySigmoid),
+		"UnarySqrt":                 reflect.ValueOf(tensor.UnarySqrt),
+		"UnaryTanh":                 reflect.ValueOf(tensor.UnaryTanh),
 		"Zeros":                     reflect.ValueOf(tensor.Zeros),
 		"ZerosLike":                 reflect.ValueOf(tensor.ZerosLike),
 		"ZerosOn":                   reflect.ValueOf(tensor.ZerosOn),
@@ -116,6 +131,7 @@ func init() {
 		"Adj":                reflect.ValueOf((*tensor.Adj)(nil)),
 		"Backend":            reflect.ValueOf((*tensor.Backend)(nil)),
 		"BackendInfo":        reflect.ValueOf((*tensor.BackendInfo)(nil)),
+		"BinaryOp":           reflect.ValueOf((*tensor.BinaryOp)(nil)),
 		"Buffer":             reflect.ValueOf((*tensor.Buffer)(nil)),
 		"CoreBackend":        reflect.ValueOf((*tensor.CoreBackend)(nil)),
 		"DType":              reflect.ValueOf((*tensor.DType)(nil)),
@@ -129,6 +145,7 @@ func init() {
 		"SparseKernels":      reflect.ValueOf((*tensor.SparseKernels)(nil)),
 		"StepKernels":        reflect.ValueOf((*tensor.StepKernels)(nil)),
 		"Tensor":             reflect.ValueOf((*tensor.Tensor)(nil)),
+		"UnaryOp":            reflect.ValueOf((*tensor.UnaryOp)(nil)),
 
 		// interface wrapper definitions
 		"_Backend":            reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_tensor_Backend)(nil)),
@@ -146,21 +163,92 @@ func init() {
 
 // _github_com_gnnrepl_gnnrepl_tensor_Backend is an interface wrapper for Backend type
 type _github_com_gnnrepl_gnnrepl_tensor_Backend struct {
-	IValue       interface{}
-	WAlloc       func(op string, dt tensor.DType, n int, zero bool) tensor.Buffer
-	WCopyDevice  func(dst *tensor.Tensor, src *tensor.Tensor)
-	WDevice      func() string
-	WDownload    func(dst *tensor.Tensor, src *tensor.Tensor)
-	WRelease     func(buf tensor.Buffer) bool
-	WSynchronize func() error
-	WUpload      func(dst *tensor.Tensor, src *tensor.Tensor)
+	IValue               interface{}
+	WAccumulate          func(dst *tensor.Tensor, src *tensor.Tensor)
+	WAdamStep            func(param *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, cfg tensor.AdamConfig)
+	WAddMM               func(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor, relu bool, ws []*tensor.Tensor)
+	WAddMMReLUBackward   func(gx *tensor.Tensor, g *tensor.Tensor, y *tensor.Tensor)
+	WAddMMWorkspace      func(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor) (dt tensor.DType, sizes []int)
+	WAlloc               func(op string, dt tensor.DType, n int, zero bool) tensor.Buffer
+	WArgMax              func(out *tensor.Tensor, x *tensor.Tensor)
+	WAxpy                func(y *tensor.Tensor, x *tensor.Tensor, alpha float32)
+	WBinary              func(op tensor.BinaryOp, out *tensor.Tensor, a *tensor.Tensor, b *tensor.Tensor)
+	WCast                func(out *tensor.Tensor, x *tensor.Tensor)
+	WCopyDevice          func(dst *tensor.Tensor, src *tensor.Tensor)
+	WCopyRows            func(dst *tensor.Tensor, do int, ds int, src *tensor.Tensor, so int, ss int, rows int, w int)
+	WCountEqual          func(a *tensor.Tensor, b *tensor.Tensor) int
+	WDevice              func() string
+	WDownload            func(dst *tensor.Tensor, src *tensor.Tensor)
+	WDropoutBackward     func(gx *tensor.Tensor, g *tensor.Tensor, mask *tensor.Tensor, p float32, seed uint64, base uint64)
+	WDropoutForward      func(out *tensor.Tensor, x *tensor.Tensor, mask *tensor.Tensor, reuse bool, p float32, seed uint64, base uint64)
+	WDropoutMaskWords    func(n int) int
+	WEdgeSoftmax         func(adj *tensor.Adj, scores *tensor.Tensor, out *tensor.Tensor)
+	WEdgeSoftmaxBackward func(adj *tensor.Adj, out *tensor.Tensor, g *tensor.Tensor, gs *tensor.Tensor)
+	WExpandDim           func(out *tensor.Tensor, g *tensor.Tensor, outer int, d int, inner int)
+	WFill                func(out *tensor.Tensor, v float64)
+	WGatherRows          func(out *tensor.Tensor, x *tensor.Tensor, idx *tensor.Tensor)
+	WGemm                func(tA bool, tB bool, alpha float32, a *tensor.Tensor, b *tensor.Tensor, beta float32, c *tensor.Tensor, ws []*tensor.Tensor)
+	WGemmWorkspace       func(tA bool, tB bool, a *tensor.Tensor, b *tensor.Tensor, c *tensor.Tensor) (dt tensor.DType, sizes []int)
+	WLogSoftmax          func(out *tensor.Tensor, x *tensor.Tensor)
+	WLogSoftmaxBackward  func(gx *tensor.Tensor, out *tensor.Tensor, g *tensor.Tensor)
+	WNLLLoss             func(out *tensor.Tensor, logp *tensor.Tensor, targets *tensor.Tensor)
+	WNLLLossBackward     func(gl *tensor.Tensor, g *tensor.Tensor, targets *tensor.Tensor)
+	WRelease             func(buf tensor.Buffer) bool
+	WSDDMM               func(adj *tensor.Adj, op string, lhs *tensor.Tensor, rhs *tensor.Tensor, out *tensor.Tensor)
+	WSDDMMBackward       func(adj *tensor.Adj, op string, g *tensor.Tensor, lhs *tensor.Tensor, rhs *tensor.Tensor, gl *tensor.Tensor, gr *tensor.Tensor)
+	WScatterAddRows      func(out *tensor.Tensor, idx *tensor.Tensor, src *tensor.Tensor)
+	WScatterAdj          func(idx *tensor.Tensor, n int) *tensor.Adj
+	WSpMM                func(adj *tensor.Adj, reduce string, u *tensor.Tensor, e *tensor.Tensor, out *tensor.Tensor, arg *tensor.Tensor)
+	WSpMMBackwardE       func(adj *tensor.Adj, reduce string, g *tensor.Tensor, u *tensor.Tensor, arg *tensor.Tensor, ge *tensor.Tensor, acc *tensor.Tensor)
+	WSpMMBackwardU       func(adj *tensor.Adj, reduce string, g *tensor.Tensor, e *tensor.Tensor, arg *tensor.Tensor, gu *tensor.Tensor, acc *tensor.Tensor)
+	WSum                 func(out *tensor.Tensor, x *tensor.Tensor)
+	WSumDim              func(out *tensor.Tensor, x *tensor.Tensor, outer int, d int, inner int)
+	WSumTo               func(out *tensor.Tensor, g *tensor.Tensor)
+	WSynchronize         func() error
+	WTranspose           func(out *tensor.Tensor, x *tensor.Tensor)
+	WUnary               func(op tensor.UnaryOp, out *tensor.Tensor, x *tensor.Tensor, p float32)
+	WUnaryBackward       func(op tensor.UnaryOp, gx *tensor.Tensor, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32)
+	WUpload              func(dst *tensor.Tensor, src *tensor.Tensor)
 }
 
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Accumulate(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WAccumulate(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) AdamStep(param *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, cfg tensor.AdamConfig) {
+	W.WAdamStep(param, grad, m, v, cfg)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) AddMM(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor, relu bool, ws []*tensor.Tensor) {
+	W.WAddMM(out, c, pairs, relu, ws)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) AddMMReLUBackward(gx *tensor.Tensor, g *tensor.Tensor, y *tensor.Tensor) {
+	W.WAddMMReLUBackward(gx, g, y)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) AddMMWorkspace(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor) (dt tensor.DType, sizes []int) {
+	return W.WAddMMWorkspace(out, c, pairs)
+}
 func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Alloc(op string, dt tensor.DType, n int, zero bool) tensor.Buffer {
 	return W.WAlloc(op, dt, n, zero)
 }
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) ArgMax(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WArgMax(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Axpy(y *tensor.Tensor, x *tensor.Tensor, alpha float32) {
+	W.WAxpy(y, x, alpha)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Binary(op tensor.BinaryOp, out *tensor.Tensor, a *tensor.Tensor, b *tensor.Tensor) {
+	W.WBinary(op, out, a, b)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Cast(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WCast(out, x)
+}
 func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) CopyDevice(dst *tensor.Tensor, src *tensor.Tensor) {
 	W.WCopyDevice(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) CopyRows(dst *tensor.Tensor, do int, ds int, src *tensor.Tensor, so int, ss int, rows int, w int) {
+	W.WCopyRows(dst, do, ds, src, so, ss, rows, w)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) CountEqual(a *tensor.Tensor, b *tensor.Tensor) int {
+	return W.WCountEqual(a, b)
 }
 func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Device() string {
 	return W.WDevice()
@@ -168,11 +256,92 @@ func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Device() string {
 func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Download(dst *tensor.Tensor, src *tensor.Tensor) {
 	W.WDownload(dst, src)
 }
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) DropoutBackward(gx *tensor.Tensor, g *tensor.Tensor, mask *tensor.Tensor, p float32, seed uint64, base uint64) {
+	W.WDropoutBackward(gx, g, mask, p, seed, base)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) DropoutForward(out *tensor.Tensor, x *tensor.Tensor, mask *tensor.Tensor, reuse bool, p float32, seed uint64, base uint64) {
+	W.WDropoutForward(out, x, mask, reuse, p, seed, base)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) DropoutMaskWords(n int) int {
+	return W.WDropoutMaskWords(n)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) EdgeSoftmax(adj *tensor.Adj, scores *tensor.Tensor, out *tensor.Tensor) {
+	W.WEdgeSoftmax(adj, scores, out)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) EdgeSoftmaxBackward(adj *tensor.Adj, out *tensor.Tensor, g *tensor.Tensor, gs *tensor.Tensor) {
+	W.WEdgeSoftmaxBackward(adj, out, g, gs)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) ExpandDim(out *tensor.Tensor, g *tensor.Tensor, outer int, d int, inner int) {
+	W.WExpandDim(out, g, outer, d, inner)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Fill(out *tensor.Tensor, v float64) {
+	W.WFill(out, v)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) GatherRows(out *tensor.Tensor, x *tensor.Tensor, idx *tensor.Tensor) {
+	W.WGatherRows(out, x, idx)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Gemm(tA bool, tB bool, alpha float32, a *tensor.Tensor, b *tensor.Tensor, beta float32, c *tensor.Tensor, ws []*tensor.Tensor) {
+	W.WGemm(tA, tB, alpha, a, b, beta, c, ws)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) GemmWorkspace(tA bool, tB bool, a *tensor.Tensor, b *tensor.Tensor, c *tensor.Tensor) (dt tensor.DType, sizes []int) {
+	return W.WGemmWorkspace(tA, tB, a, b, c)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) LogSoftmax(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WLogSoftmax(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) LogSoftmaxBackward(gx *tensor.Tensor, out *tensor.Tensor, g *tensor.Tensor) {
+	W.WLogSoftmaxBackward(gx, out, g)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) NLLLoss(out *tensor.Tensor, logp *tensor.Tensor, targets *tensor.Tensor) {
+	W.WNLLLoss(out, logp, targets)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) NLLLossBackward(gl *tensor.Tensor, g *tensor.Tensor, targets *tensor.Tensor) {
+	W.WNLLLossBackward(gl, g, targets)
+}
 func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Release(buf tensor.Buffer) bool {
 	return W.WRelease(buf)
 }
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) SDDMM(adj *tensor.Adj, op string, lhs *tensor.Tensor, rhs *tensor.Tensor, out *tensor.Tensor) {
+	W.WSDDMM(adj, op, lhs, rhs, out)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) SDDMMBackward(adj *tensor.Adj, op string, g *tensor.Tensor, lhs *tensor.Tensor, rhs *tensor.Tensor, gl *tensor.Tensor, gr *tensor.Tensor) {
+	W.WSDDMMBackward(adj, op, g, lhs, rhs, gl, gr)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) ScatterAddRows(out *tensor.Tensor, idx *tensor.Tensor, src *tensor.Tensor) {
+	W.WScatterAddRows(out, idx, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) ScatterAdj(idx *tensor.Tensor, n int) *tensor.Adj {
+	return W.WScatterAdj(idx, n)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) SpMM(adj *tensor.Adj, reduce string, u *tensor.Tensor, e *tensor.Tensor, out *tensor.Tensor, arg *tensor.Tensor) {
+	W.WSpMM(adj, reduce, u, e, out, arg)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) SpMMBackwardE(adj *tensor.Adj, reduce string, g *tensor.Tensor, u *tensor.Tensor, arg *tensor.Tensor, ge *tensor.Tensor, acc *tensor.Tensor) {
+	W.WSpMMBackwardE(adj, reduce, g, u, arg, ge, acc)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) SpMMBackwardU(adj *tensor.Adj, reduce string, g *tensor.Tensor, e *tensor.Tensor, arg *tensor.Tensor, gu *tensor.Tensor, acc *tensor.Tensor) {
+	W.WSpMMBackwardU(adj, reduce, g, e, arg, gu, acc)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Sum(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WSum(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) SumDim(out *tensor.Tensor, x *tensor.Tensor, outer int, d int, inner int) {
+	W.WSumDim(out, x, outer, d, inner)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) SumTo(out *tensor.Tensor, g *tensor.Tensor) {
+	W.WSumTo(out, g)
+}
 func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Synchronize() error {
 	return W.WSynchronize()
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Transpose(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WTranspose(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Unary(op tensor.UnaryOp, out *tensor.Tensor, x *tensor.Tensor, p float32) {
+	W.WUnary(op, out, x, p)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) UnaryBackward(op tensor.UnaryOp, gx *tensor.Tensor, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) {
+	W.WUnaryBackward(op, gx, g, x, y, p)
 }
 func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Upload(dst *tensor.Tensor, src *tensor.Tensor) {
 	W.WUpload(dst, src)
@@ -224,35 +393,194 @@ func (W _github_com_gnnrepl_gnnrepl_tensor_CoreBackend) Upload(dst *tensor.Tenso
 
 // _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels is an interface wrapper for ElementwiseKernels type
 type _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels struct {
-	IValue interface{}
+	IValue         interface{}
+	WAccumulate    func(dst *tensor.Tensor, src *tensor.Tensor)
+	WBinary        func(op tensor.BinaryOp, out *tensor.Tensor, a *tensor.Tensor, b *tensor.Tensor)
+	WCast          func(out *tensor.Tensor, x *tensor.Tensor)
+	WFill          func(out *tensor.Tensor, v float64)
+	WSumTo         func(out *tensor.Tensor, g *tensor.Tensor)
+	WUnary         func(op tensor.UnaryOp, out *tensor.Tensor, x *tensor.Tensor, p float32)
+	WUnaryBackward func(op tensor.UnaryOp, gx *tensor.Tensor, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) Accumulate(dst *tensor.Tensor, src *tensor.Tensor) {
+	W.WAccumulate(dst, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) Binary(op tensor.BinaryOp, out *tensor.Tensor, a *tensor.Tensor, b *tensor.Tensor) {
+	W.WBinary(op, out, a, b)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) Cast(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WCast(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) Fill(out *tensor.Tensor, v float64) {
+	W.WFill(out, v)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) SumTo(out *tensor.Tensor, g *tensor.Tensor) {
+	W.WSumTo(out, g)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) Unary(op tensor.UnaryOp, out *tensor.Tensor, x *tensor.Tensor, p float32) {
+	W.WUnary(op, out, x, p)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ElementwiseKernels) UnaryBackward(op tensor.UnaryOp, gx *tensor.Tensor, g *tensor.Tensor, x *tensor.Tensor, y *tensor.Tensor, p float32) {
+	W.WUnaryBackward(op, gx, g, x, y, p)
 }
 
 // _github_com_gnnrepl_gnnrepl_tensor_IndexKernels is an interface wrapper for IndexKernels type
 type _github_com_gnnrepl_gnnrepl_tensor_IndexKernels struct {
-	IValue interface{}
+	IValue          interface{}
+	WCopyRows       func(dst *tensor.Tensor, do int, ds int, src *tensor.Tensor, so int, ss int, rows int, w int)
+	WGatherRows     func(out *tensor.Tensor, x *tensor.Tensor, idx *tensor.Tensor)
+	WScatterAddRows func(out *tensor.Tensor, idx *tensor.Tensor, src *tensor.Tensor)
+	WTranspose      func(out *tensor.Tensor, x *tensor.Tensor)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_IndexKernels) CopyRows(dst *tensor.Tensor, do int, ds int, src *tensor.Tensor, so int, ss int, rows int, w int) {
+	W.WCopyRows(dst, do, ds, src, so, ss, rows, w)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_IndexKernels) GatherRows(out *tensor.Tensor, x *tensor.Tensor, idx *tensor.Tensor) {
+	W.WGatherRows(out, x, idx)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_IndexKernels) ScatterAddRows(out *tensor.Tensor, idx *tensor.Tensor, src *tensor.Tensor) {
+	W.WScatterAddRows(out, idx, src)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_IndexKernels) Transpose(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WTranspose(out, x)
 }
 
 // _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels is an interface wrapper for MatMulKernels type
 type _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels struct {
-	IValue interface{}
+	IValue             interface{}
+	WAddMM             func(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor, relu bool, ws []*tensor.Tensor)
+	WAddMMReLUBackward func(gx *tensor.Tensor, g *tensor.Tensor, y *tensor.Tensor)
+	WAddMMWorkspace    func(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor) (dt tensor.DType, sizes []int)
+	WGemm              func(tA bool, tB bool, alpha float32, a *tensor.Tensor, b *tensor.Tensor, beta float32, c *tensor.Tensor, ws []*tensor.Tensor)
+	WGemmWorkspace     func(tA bool, tB bool, a *tensor.Tensor, b *tensor.Tensor, c *tensor.Tensor) (dt tensor.DType, sizes []int)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels) AddMM(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor, relu bool, ws []*tensor.Tensor) {
+	W.WAddMM(out, c, pairs, relu, ws)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels) AddMMReLUBackward(gx *tensor.Tensor, g *tensor.Tensor, y *tensor.Tensor) {
+	W.WAddMMReLUBackward(gx, g, y)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels) AddMMWorkspace(out *tensor.Tensor, c *tensor.Tensor, pairs []*tensor.Tensor) (dt tensor.DType, sizes []int) {
+	return W.WAddMMWorkspace(out, c, pairs)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels) Gemm(tA bool, tB bool, alpha float32, a *tensor.Tensor, b *tensor.Tensor, beta float32, c *tensor.Tensor, ws []*tensor.Tensor) {
+	W.WGemm(tA, tB, alpha, a, b, beta, c, ws)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_MatMulKernels) GemmWorkspace(tA bool, tB bool, a *tensor.Tensor, b *tensor.Tensor, c *tensor.Tensor) (dt tensor.DType, sizes []int) {
+	return W.WGemmWorkspace(tA, tB, a, b, c)
 }
 
 // _github_com_gnnrepl_gnnrepl_tensor_RandomKernels is an interface wrapper for RandomKernels type
 type _github_com_gnnrepl_gnnrepl_tensor_RandomKernels struct {
-	IValue interface{}
+	IValue            interface{}
+	WDropoutBackward  func(gx *tensor.Tensor, g *tensor.Tensor, mask *tensor.Tensor, p float32, seed uint64, base uint64)
+	WDropoutForward   func(out *tensor.Tensor, x *tensor.Tensor, mask *tensor.Tensor, reuse bool, p float32, seed uint64, base uint64)
+	WDropoutMaskWords func(n int) int
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_RandomKernels) DropoutBackward(gx *tensor.Tensor, g *tensor.Tensor, mask *tensor.Tensor, p float32, seed uint64, base uint64) {
+	W.WDropoutBackward(gx, g, mask, p, seed, base)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_RandomKernels) DropoutForward(out *tensor.Tensor, x *tensor.Tensor, mask *tensor.Tensor, reuse bool, p float32, seed uint64, base uint64) {
+	W.WDropoutForward(out, x, mask, reuse, p, seed, base)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_RandomKernels) DropoutMaskWords(n int) int {
+	return W.WDropoutMaskWords(n)
 }
 
 // _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels is an interface wrapper for ReduceKernels type
 type _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels struct {
-	IValue interface{}
+	IValue              interface{}
+	WArgMax             func(out *tensor.Tensor, x *tensor.Tensor)
+	WCountEqual         func(a *tensor.Tensor, b *tensor.Tensor) int
+	WExpandDim          func(out *tensor.Tensor, g *tensor.Tensor, outer int, d int, inner int)
+	WLogSoftmax         func(out *tensor.Tensor, x *tensor.Tensor)
+	WLogSoftmaxBackward func(gx *tensor.Tensor, out *tensor.Tensor, g *tensor.Tensor)
+	WNLLLoss            func(out *tensor.Tensor, logp *tensor.Tensor, targets *tensor.Tensor)
+	WNLLLossBackward    func(gl *tensor.Tensor, g *tensor.Tensor, targets *tensor.Tensor)
+	WSum                func(out *tensor.Tensor, x *tensor.Tensor)
+	WSumDim             func(out *tensor.Tensor, x *tensor.Tensor, outer int, d int, inner int)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) ArgMax(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WArgMax(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) CountEqual(a *tensor.Tensor, b *tensor.Tensor) int {
+	return W.WCountEqual(a, b)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) ExpandDim(out *tensor.Tensor, g *tensor.Tensor, outer int, d int, inner int) {
+	W.WExpandDim(out, g, outer, d, inner)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) LogSoftmax(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WLogSoftmax(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) LogSoftmaxBackward(gx *tensor.Tensor, out *tensor.Tensor, g *tensor.Tensor) {
+	W.WLogSoftmaxBackward(gx, out, g)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) NLLLoss(out *tensor.Tensor, logp *tensor.Tensor, targets *tensor.Tensor) {
+	W.WNLLLoss(out, logp, targets)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) NLLLossBackward(gl *tensor.Tensor, g *tensor.Tensor, targets *tensor.Tensor) {
+	W.WNLLLossBackward(gl, g, targets)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) Sum(out *tensor.Tensor, x *tensor.Tensor) {
+	W.WSum(out, x)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_ReduceKernels) SumDim(out *tensor.Tensor, x *tensor.Tensor, outer int, d int, inner int) {
+	W.WSumDim(out, x, outer, d, inner)
 }
 
 // _github_com_gnnrepl_gnnrepl_tensor_SparseKernels is an interface wrapper for SparseKernels type
 type _github_com_gnnrepl_gnnrepl_tensor_SparseKernels struct {
-	IValue interface{}
+	IValue               interface{}
+	WEdgeSoftmax         func(adj *tensor.Adj, scores *tensor.Tensor, out *tensor.Tensor)
+	WEdgeSoftmaxBackward func(adj *tensor.Adj, out *tensor.Tensor, g *tensor.Tensor, gs *tensor.Tensor)
+	WSDDMM               func(adj *tensor.Adj, op string, lhs *tensor.Tensor, rhs *tensor.Tensor, out *tensor.Tensor)
+	WSDDMMBackward       func(adj *tensor.Adj, op string, g *tensor.Tensor, lhs *tensor.Tensor, rhs *tensor.Tensor, gl *tensor.Tensor, gr *tensor.Tensor)
+	WScatterAdj          func(idx *tensor.Tensor, n int) *tensor.Adj
+	WSpMM                func(adj *tensor.Adj, reduce string, u *tensor.Tensor, e *tensor.Tensor, out *tensor.Tensor, arg *tensor.Tensor)
+	WSpMMBackwardE       func(adj *tensor.Adj, reduce string, g *tensor.Tensor, u *tensor.Tensor, arg *tensor.Tensor, ge *tensor.Tensor, acc *tensor.Tensor)
+	WSpMMBackwardU       func(adj *tensor.Adj, reduce string, g *tensor.Tensor, e *tensor.Tensor, arg *tensor.Tensor, gu *tensor.Tensor, acc *tensor.Tensor)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_SparseKernels) EdgeSoftmax(adj *tensor.Adj, scores *tensor.Tensor, out *tensor.Tensor) {
+	W.WEdgeSoftmax(adj, scores, out)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_SparseKernels) EdgeSoftmaxBackward(adj *tensor.Adj, out *tensor.Tensor, g *tensor.Tensor, gs *tensor.Tensor) {
+	W.WEdgeSoftmaxBackward(adj, out, g, gs)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_SparseKernels) SDDMM(adj *tensor.Adj, op string, lhs *tensor.Tensor, rhs *tensor.Tensor, out *tensor.Tensor) {
+	W.WSDDMM(adj, op, lhs, rhs, out)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_SparseKernels) SDDMMBackward(adj *tensor.Adj, op string, g *tensor.Tensor, lhs *tensor.Tensor, rhs *tensor.Tensor, gl *tensor.Tensor, gr *tensor.Tensor) {
+	W.WSDDMMBackward(adj, op, g, lhs, rhs, gl, gr)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_SparseKernels) ScatterAdj(idx *tensor.Tensor, n int) *tensor.Adj {
+	return W.WScatterAdj(idx, n)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_SparseKernels) SpMM(adj *tensor.Adj, reduce string, u *tensor.Tensor, e *tensor.Tensor, out *tensor.Tensor, arg *tensor.Tensor) {
+	W.WSpMM(adj, reduce, u, e, out, arg)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_SparseKernels) SpMMBackwardE(adj *tensor.Adj, reduce string, g *tensor.Tensor, u *tensor.Tensor, arg *tensor.Tensor, ge *tensor.Tensor, acc *tensor.Tensor) {
+	W.WSpMMBackwardE(adj, reduce, g, u, arg, ge, acc)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_SparseKernels) SpMMBackwardU(adj *tensor.Adj, reduce string, g *tensor.Tensor, e *tensor.Tensor, arg *tensor.Tensor, gu *tensor.Tensor, acc *tensor.Tensor) {
+	W.WSpMMBackwardU(adj, reduce, g, e, arg, gu, acc)
 }
 
 // _github_com_gnnrepl_gnnrepl_tensor_StepKernels is an interface wrapper for StepKernels type
 type _github_com_gnnrepl_gnnrepl_tensor_StepKernels struct {
-	IValue interface{}
+	IValue    interface{}
+	WAdamStep func(param *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, cfg tensor.AdamConfig)
+	WAxpy     func(y *tensor.Tensor, x *tensor.Tensor, alpha float32)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_tensor_StepKernels) AdamStep(param *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, cfg tensor.AdamConfig) {
+	W.WAdamStep(param, grad, m, v, cfg)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_StepKernels) Axpy(y *tensor.Tensor, x *tensor.Tensor, alpha float32) {
+	W.WAxpy(y, x, alpha)
 }

@@ -26,7 +26,7 @@ func TestErrorsAreTheEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = NewDataLoader(h, []int64{0}, NeighborSampler{Fanouts: []int{2}}, LoaderOptions{})
+	_, err = NewDataLoader(h, tensor.FromInt64([]int64{0}), NeighborSampler{Fanouts: []int{2}}, LoaderOptions{})
 	if !errors.Is(err, graph.ErrHetero) || !errors.Is(err, tensor.ErrArgument) {
 		t.Errorf("heterogeneous graph: %v, want graph.ErrHetero and tensor.ErrArgument", err)
 	}
