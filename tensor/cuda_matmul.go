@@ -9,20 +9,6 @@ import (
 // float16 and bfloat16 operands run on the tensor cores with float32
 // accumulation, rounded once into the result.
 
-// gemmType returns the cuBLAS storage type of a float dtype; other dtypes
-// panic with ErrNotImplemented naming op and device.
-func gemmType(op, device string, dt DType) kernels.DType {
-	switch dt {
-	case Float32:
-		return kernels.DTypeFloat32
-	case Float16:
-		return kernels.DTypeFloat16
-	case BFloat16:
-		return kernels.DTypeBFloat16
-	}
-	panicf(ErrNotImplemented, op, "no CUDA kernel for %s on %s", dt, device)
-	return 0
-}
 
 // cudaGemmWorkspace is the scratch of a GPU GEMM (the meta device asks it
 // for "meta:cuda" too): at "medium" float32 precision, bfloat16 copies of
@@ -62,7 +48,7 @@ func (d *cudaDevice) AddMMWorkspace(out, c *Tensor, pairs []*Tensor) (DType, []i
 func (d *cudaDevice) Gemm(tA, tB bool, alpha float32, a, b *Tensor, beta float32, c *Tensor, ws []*Tensor) {
 	const op = "MatMul"
 	m, n, k := gemmDims(tA, a, c)
-	t := gemmType(op, d.name, c.dtype)
+	t := d.floatKernelDType(op, c.dtype)
 	if m == 0 || n == 0 {
 		return
 	}

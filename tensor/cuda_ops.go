@@ -35,3 +35,13 @@ func padTo4(shape []int, fill int) [4]int64 {
 	}
 	return r
 }
+
+// floatKernelDType is kernelDType for a dtype the op needs a float kernel
+// for: other dtypes panic with ErrNotImplemented naming op and the device.
+func (d *cudaDevice) floatKernelDType(op string, dt DType) kernels.DType {
+	k, ok := kernelDType(dt)
+	if !ok {
+		panicf(ErrNotImplemented, op, "no CUDA kernel for %s on %s", dt, d.name)
+	}
+	return k
+}

@@ -144,20 +144,6 @@ func reduceOf(r string) kernels.Reduce {
 	return kernels.ReduceSum
 }
 
-// sparseFeatureDType returns the kernels dtype of SpMM's features: float32,
-// float16 and bfloat16 have kernels.
-func sparseFeatureDType(op string, d *cudaDevice, dt DType) kernels.DType {
-	switch dt {
-	case Float32:
-		return kernels.DTypeFloat32
-	case Float16:
-		return kernels.DTypeFloat16
-	case BFloat16:
-		return kernels.DTypeBFloat16
-	}
-	panicf(ErrNotImplemented, op, "no CUDA kernel for %s on %s", dt, d.name)
-	return 0
-}
 
 // sparseF32 panics with ErrNotImplemented unless t is float32: the
 // kernel of what names has no other dtype.
@@ -179,7 +165,7 @@ func (da *devAdj) edgeWeights(op string, d *cudaDevice, e *Tensor) (w *Tensor, p
 	if e.dtype != Float32 {
 		w32 := d.empty(op, Float32, e.shape)
 		if e.n > 0 {
-			d.must(op, kernels.Cast(d.s, ptr(w), sparseFeatureDType(op, d, e.dtype), ptr(w32), kernels.DTypeFloat32, e.n))
+			d.must(op, kernels.Cast(d.s, ptr(w), d.floatKernelDType(op, e.dtype), ptr(w32), kernels.DTypeFloat32, e.n))
 		}
 		freeTemp(w, e)
 		w = w32
@@ -194,7 +180,7 @@ func (da *devAdj) edgeWeights(op string, d *cudaDevice, e *Tensor) (w *Tensor, p
 // accumulation), edge values widened to float32 weights.
 func (d *cudaDevice) SpMM(adj *Adj, reduce string, u, e, out, arg *Tensor) {
 	const op = "SpMM"
-	kdt := sparseFeatureDType(op, d, u.dtype)
+	kdt := d.floatKernelDType(op, u.dtype)
 	_, f := rows2(op, u)
 	da := adj.onDevice(op, d)
 	wt, w, h := da.edgeWeights(op, d, e)

@@ -33,34 +33,6 @@ var (
 	ErrOutOfMemory = engerr.ErrOutOfMemory
 )
 
-// deviceOf returns the device all non-nil ts live on, "cpu" when they all
-// do; tensors on two devices make it panic with ErrDevice naming op and both
-// devices, and float16, bfloat16 or int8 tensors on a GPU (which has no
-// kernels for them yet) with ErrNotImplemented naming op and the dtype.
-func deviceOf(op string, ts ...*Tensor) string {
-	dev := "cpu"
-	first := true
-	for _, t := range ts {
-		if t == nil {
-			continue
-		}
-		if first {
-			dev, first = t.st.device, false
-			continue
-		}
-		if t.st.device != dev {
-			panicf(ErrDevice, op, "tensors on %s and %s", dev, t.st.device)
-		}
-	}
-	if dev != "cpu" {
-		for _, t := range ts {
-			if t != nil && (isLow(t.dtype) || t.dtype == Int8) {
-				panicf(ErrNotImplemented, op, "no CUDA kernel for %s on %s; compute on the CPU (To(\"cpu\")) or in float32", t.dtype, dev)
-			}
-		}
-	}
-	return dev
-}
 
 // notOnDevice panics with ErrNotImplemented for op on device.
 func notOnDevice(op, device string) {

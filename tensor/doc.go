@@ -21,10 +21,10 @@
 // other ops run in their inputs' (promoted) dtype. The tensors an op keeps
 // for its backward pass are the low-precision ones, which is what makes
 // autocast save activation memory. Every gradient has its tensor's dtype.
-// On a GPU, casts between float32 and float16 or bfloat16 run (so autocast
-// casts there); other ops have no GPU kernels for the low-precision dtypes
-// yet and panic with ErrNotImplemented naming the op, the dtype and the
-// device.
+// On a GPU, casts between float32 and float16 or bfloat16, MatMul/AddMM
+// (cuBLAS tensor cores), the SpMM forward, gathers, copies and views run in
+// the low-precision dtypes; an op without such a kernel yet panics with
+// ErrNotImplemented naming the op, the dtype and the device.
 //
 // Views are made where they cost nothing (Reshape, Narrow along dimension
 // 0); every other op allocates its result, and every allocation is counted
@@ -41,6 +41,16 @@
 // compressed adjacency, and implement DGL's generalised sparse kernels
 // (update_all with copy_u / u_mul_e and sum / mean / max, apply_edges with
 // u_add_v, edge_softmax).
+//
+// Backends: each op is written once (validation, autocast, allocation on
+// its inputs' device, one call of the device's Backend, one backward rule
+// in grad_rules.go written with tensor ops). A Backend (backend.go) is
+// storage plus one kernel interface per op family, registered by device
+// kind: "cpu" (cpu_*.go), "cuda" (cuda_*.go over package kernels) and
+// "meta" (meta.go: PyTorch's meta device, shapes and dtypes with no data;
+// allocations are counted as on the CPU, or as on a GPU for "meta:cuda").
+// An unknown device names the registered ones. Package
+// tensor/backendtest checks a backend against float64 references.
 //
 // Devices follow torch.cuda: "cpu", "cuda", "cuda:N". t.To("cuda") copies
 // a tensor to a GPU (differentiably: the gradient flows back to t's

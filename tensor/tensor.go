@@ -284,7 +284,7 @@ func (t *Tensor) Grad() *Tensor { return t.grad }
 
 // SetGrad replaces the accumulated gradient (nil clears it).
 func (t *Tensor) SetGrad(g *Tensor) {
-	deviceOf("SetGrad", t, g)
+	backendOf("SetGrad", t, g)
 	if g != nil && !sameShape(g.shape, t.shape) {
 		panicf(ErrShape, "SetGrad", "gradient shape %v does not match tensor shape %v", g.shape, t.shape)
 	}
