@@ -9,7 +9,6 @@ import (
 // float16 and bfloat16 operands run on the tensor cores with float32
 // accumulation, rounded once into the result.
 
-
 // cudaGemmWorkspace is the scratch of a GPU GEMM (the meta device asks it
 // for "meta:cuda" too): at "medium" float32 precision, bfloat16 copies of
 // op(a) (M*K) and op(b) (K*N); none otherwise.

@@ -144,7 +144,6 @@ func reduceOf(r string) kernels.Reduce {
 	return kernels.ReduceSum
 }
 
-
 // sparseF32 panics with ErrNotImplemented unless t is float32: the
 // kernel of what names has no other dtype.
 func sparseF32(op, what string, d *cudaDevice, t *Tensor) {

@@ -33,7 +33,6 @@ var (
 	ErrOutOfMemory = engerr.ErrOutOfMemory
 )
 
-
 // notOnDevice panics with ErrNotImplemented for op on device.
 func notOnDevice(op, device string) {
 	panicf(ErrNotImplemented, op, "not implemented on %s; move the tensors to the CPU with To(\"cpu\")", device)
