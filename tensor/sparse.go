@@ -254,17 +254,25 @@ func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 // float16 or bfloat16 u accumulates in a float32 tensor of u's shape.
 func spmmBackwardU(adj *Adj, reduce string, g, u, e, arg *Tensor) *Tensor {
 	be := backendOf("SpMM", g, u, e)
-	isMax := reduce == "max"
-	gu := emptyOn("SpMM", be, u.dtype, isMax && u.dtype == Float32, u.shape...)
-	var acc *Tensor
-	if isMax {
-		acc = gu
-		if u.dtype != Float32 {
-			acc = emptyOn("SpMM", be, Float32, true, u.shape...)
-		}
-	}
+	gu, acc := spmmGradBuffers(be, reduce, u)
 	be.SpMMBackwardU(adj, reduce, g, e, arg, gu, acc)
 	return gu
+}
+
+// spmmGradBuffers allocates the gradient of x (x's shape and dtype) and,
+// for the max reducer, the zeroed float32 accumulator the kernel adds into:
+// the gradient itself for float32, a separate tensor for float16 or
+// bfloat16 (rounded into the gradient once).
+func spmmGradBuffers(be Backend, reduce string, x *Tensor) (grad, acc *Tensor) {
+	isMax := reduce == "max"
+	grad = emptyOn("SpMM", be, x.dtype, isMax && x.dtype == Float32, x.shape...)
+	if isMax {
+		acc = grad
+		if x.dtype != Float32 {
+			acc = emptyOn("SpMM", be, Float32, true, x.shape...)
+		}
+	}
+	return grad, acc
 }
 
 // spmmBackwardE is SpMM's gradient with respect to e: e's shape and dtype,
@@ -272,15 +280,7 @@ func spmmBackwardU(adj *Adj, reduce string, g, u, e, arg *Tensor) *Tensor {
 // bfloat16 e accumulates in a float32 tensor of e's shape.
 func spmmBackwardE(adj *Adj, reduce string, g, u, e, arg *Tensor) *Tensor {
 	be := backendOf("SpMM", g, u, e)
-	isMax := reduce == "max"
-	ge := emptyOn("SpMM", be, e.dtype, isMax && e.dtype == Float32, e.shape...)
-	var acc *Tensor
-	if isMax {
-		acc = ge
-		if e.dtype != Float32 {
-			acc = emptyOn("SpMM", be, Float32, true, e.shape...)
-		}
-	}
+	ge, acc := spmmGradBuffers(be, reduce, e)
 	be.SpMMBackwardE(adj, reduce, g, u, arg, ge, acc)
 	return ge
 }
