@@ -402,14 +402,15 @@ func TestShellPTY(t *testing.T) {
 }
 
 // TestDoctorUsesCUDALoaderPath checks that doctor reports what the engine's
-// CUDA loader finds, searching GNNREPL_CUDA_LIB_PATH first: a broken
-// libcuda.so.1 there is the library doctor names.
+// CUDA loader finds, with the loader's own settings: a broken libcuda.so.1
+// named by GNNREPL_LIBCUDA is the library doctor names (whether or not the
+// machine has a driver the dynamic loader would find).
 func TestDoctorUsesCUDALoaderPath(t *testing.T) {
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "libcuda.so.1")
 	os.WriteFile(fake, []byte("not a shared object"), 0o644)
 	cmd := command(t, "doctor")
-	cmd.Env = append(cmd.Env, "GNNREPL_CUDA_LIB_PATH="+dir)
+	cmd.Env = append(cmd.Env, "GNNREPL_LIBCUDA="+fake)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
