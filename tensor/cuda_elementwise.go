@@ -9,10 +9,12 @@ import (
 // The CUDA backend's elementwise kernels (ElementwiseKernels,
 // elementwise.go): the kernels package's float32 launchers (AddF32,
 // AddBiasF32, ScaleF32, ReLUForward, ..., Cast for float32 <-> float16 and
-// bfloat16) and kernels' dense kernels (dense.cu). The kernels package has no
-// 16-bit elementwise kernels yet: those dtypes panic with
-// ErrNotImplemented. Kernels queue on the device's stream and read no
-// device memory back.
+// bfloat16) and kernels' dense kernels (dense.cu), which also take float16
+// and bfloat16 storage for the binary ops and the unary math and its
+// backward; the 16-bit activations (ReLU, LeakyReLU, ELU) have no kernel
+// yet and panic with ErrNotImplemented. Kernels queue on the device's
+// stream and read no device memory back. (The 16-bit paths have not run
+// on a GPU yet: tensor/backendtest checks them through gpu-check.sh.)
 
 // need32 panics with ErrNotImplemented naming op unless every tensor is
 // float32 (the only dtype of the elementwise GPU kernels).
@@ -22,6 +24,33 @@ func (d *cudaDevice) need32(op string, ts ...*Tensor) {
 			panicf(ErrNotImplemented, op, "no CUDA kernel for %s on %s", t.dtype, d.name)
 		}
 	}
+}
+
+// sameLow reports whether every t has one 16-bit float dtype, and its
+// kernels dtype: the elementwise kernels of dense.cu take float16 and
+// bfloat16 storage (computing in float32, rounding once).
+func sameLow(ts ...*Tensor) (kernels.DType, bool) {
+	dt := ts[0].dtype
+	if !isLow(dt) {
+		return 0, false
+	}
+	for _, t := range ts[1:] {
+		if t.dtype != dt {
+			return 0, false
+		}
+	}
+	k, _ := kernelDType(dt)
+	return k, true
+}
+
+// hasDenseUnary reports whether dense.cu's unary kernels compute op (the
+// activations have float32 kernels only).
+func hasDenseUnary(op UnaryOp) bool {
+	switch op {
+	case UnaryReLU, UnaryLeakyReLU, UnaryELU:
+		return false
+	}
+	return true
 }
 
 // binaryCode is op's code in kernels.BinaryElementwise / kernels.BroadcastBinary.
@@ -35,6 +64,22 @@ func binaryCode(op BinaryOp) kernels.BinaryOp {
 // kernels.BroadcastBinary.
 func (d *cudaDevice) Binary(op BinaryOp, out, a, b *Tensor) {
 	name := op.String()
+	if kd, ok := sameLow(out, a, b); ok { // float16 / bfloat16: dense.cu's kernels
+		if out.n == 0 {
+			return
+		}
+		pa, pb, py := devPtr(name, a), devPtr(name, b), ptr(out)
+		if sameShape(a.shape, b.shape) {
+			d.must(name, kernels.BinaryElementwise(d.s, binaryCode(op), kd, pa, pb, py, out.n))
+			return
+		}
+		if len(out.shape) > 4 {
+			notOnDevice(name+" (broadcast over more than 4 dimensions)", d.name)
+		}
+		d.must(name, kernels.BroadcastBinary(d.s, binaryCode(op), kd, pa, pb, py, out.n,
+			padTo4(out.shape, 1), padTo4(bstrides(a.shape, out.shape), 0), padTo4(bstrides(b.shape, out.shape), 0)))
+		return
+	}
 	d.need32(name, out, a, b)
 	shape := out.shape
 	n := out.n
@@ -85,6 +130,8 @@ func unaryCode(op UnaryOp) kernels.UnaryOp {
 		return kernels.UnaryPow
 	case UnaryAddScalar:
 		return kernels.UnaryAddScalar
+	case UnaryScale:
+		return kernels.UnaryScale
 	}
 	panicf(ErrNotImplemented, op.String(), "no dense unary kernel for %s", op)
 	return 0
@@ -94,6 +141,10 @@ func unaryCode(op UnaryOp) kernels.UnaryOp {
 // activations through the kernels package, the rest through kernels.Unary.
 func (d *cudaDevice) Unary(op UnaryOp, out, x *Tensor, p float32) {
 	name := op.String()
+	if kd, ok := sameLow(out, x); ok && hasDenseUnary(op) { // float16 / bfloat16
+		d.must(name, kernels.Unary(d.s, unaryCode(op), kd, devPtr(name, x), ptr(out), x.n, p))
+		return
+	}
 	d.need32(name, out, x)
 	n := x.n
 	px, py := devPtr(name, x), ptr(out)
@@ -116,6 +167,10 @@ func (d *cudaDevice) Unary(op UnaryOp, out, x *Tensor, p float32) {
 // kernels.UnaryBackward.
 func (d *cudaDevice) UnaryBackward(op UnaryOp, gx, g, x, y *Tensor, p float32) {
 	name := op.String()
+	if kd, ok := sameLow(gx, g, x, y); ok && hasDenseUnary(op) { // float16 / bfloat16
+		d.must(name, kernels.UnaryBackward(d.s, unaryCode(op), kd, devPtr(name, x), devPtr(name, y), devPtr(name, g), ptr(gx), x.n, p))
+		return
+	}
 	d.need32(name, gx, g, x, y)
 	n := x.n
 	px, py, pg, pgx := devPtr(name, x), devPtr(name, y), devPtr(name, g), ptr(gx)

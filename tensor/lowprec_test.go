@@ -427,7 +427,6 @@ func TestLowPrecisionOnGPUNamesOpAndDType(t *testing.T) {
 	// touches the device, so a device value with no GPU behind it shows it.
 	d := &cudaDevice{name: "cuda:0"}
 	for name, f := range map[string]func(){
-		"Add":  func() { d.Binary(BinaryAdd, b, b, b) },
 		"ReLU": func() { d.Unary(UnaryReLU, b, b, 0) },
 		"ReLU backward": func() {
 			d.UnaryBackward(UnaryReLU, b, b, b, b, 0)
