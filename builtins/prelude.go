@@ -20,6 +20,7 @@ const Prelude = PreludeImports + preload
 // want the packages without the preloaded variables (tests of the session
 // itself).
 const PreludeImports = `import (
+	"errors"
 	"fmt"
 	"log"
 	"math"

@@ -48,8 +48,8 @@ type features struct {
 // them nonzero, that does not require grad; otherwise nil. Rows are scanned
 // in parallel chunks, two elements per 64-bit load.
 func sparsify(x *tensor.Tensor) (*tensor.Adj, *tensor.Tensor) {
-	if x.Dim() != 2 || x.DType() != tensor.Float32 || x.RequiresGrad() || x.Numel() < sparseMinElems {
-		return nil, nil
+	if x.Dim() != 2 || x.DType() != tensor.Float32 || x.RequiresGrad() || x.Numel() < sparseMinElems || x.Device() != "cpu" {
+		return nil, nil // the nonzeros are found in host memory; other devices take the dense path
 	}
 	n, f := x.Size(0), x.Size(1)
 	d := x.Float32s()

@@ -77,10 +77,12 @@ func (in internals) arm(i *interp.Interpreter) (stop func()) {
 	mu.Unlock()
 	var once sync.Once
 	return func() {
-		once.Do(func() {
-			atomic.AddUint64(in.id(i), 1)
-			close(done)
-		})
+		// Every call bumps the run id: a frame yaegi created after an
+		// earlier bump (the interrupt arrived before the program's first
+		// frame, or a goroutine started since) carries the new id, and
+		// only a later bump stops it. The done channel closes once.
+		atomic.AddUint64(in.id(i), 1)
+		once.Do(func() { close(done) })
 	}
 }
 

@@ -845,14 +845,24 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 		}
 		t := time.NewTimer(s.opts.InterruptGrace)
 		defer t.Stop()
-		select {
-		case <-e.fin:
-			s.trace.end()
-			s.rec.reclaim(s.in, prog)
-			return reflect.Value{}, interrupted(ctx)
-		case <-t.C:
-			s.zombie.Store(e)
-			return reflect.Value{}, &InterruptedError{Cause: ctx.Err(), StillRunning: true}
+		// Stop again while waiting: frames made after the first stop (the
+		// interrupt can arrive before the program's first step) only see
+		// a later one.
+		again := time.NewTicker(20 * time.Millisecond)
+		defer again.Stop()
+		for {
+			select {
+			case <-e.fin:
+				s.trace.end()
+				s.rec.reclaim(s.in, prog)
+				return reflect.Value{}, interrupted(ctx)
+			case <-again.C:
+				e.stop()
+				continue
+			case <-t.C:
+				s.zombie.Store(e)
+				return reflect.Value{}, &InterruptedError{Cause: ctx.Err(), StillRunning: true}
+			}
 		}
 	}
 	frames := s.trace.end()

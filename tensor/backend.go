@@ -316,3 +316,20 @@ func ZerosOn(device string, dt DType, shape ...int) *Tensor {
 // of t's first element in it, for backends implemented outside this
 // package. It is plumbing, not part of the session's API.
 func TensorBuffer(t *Tensor) (buf Buffer, offset int) { return t.st.buf, t.off }
+
+// notNil panics with ErrArgument naming the first nil tensor of op's
+// arguments, given as name, tensor pairs ("a", a, "b", b).
+func notNil(op string, args ...any) {
+	for i := 0; i+1 < len(args); i += 2 {
+		if t, _ := args[i+1].(*Tensor); t == nil {
+			panicf(ErrArgument, op, "%s is nil", args[i])
+		}
+	}
+}
+
+// notNilAdj panics with ErrArgument when a graph op's adjacency is nil.
+func notNilAdj(op string, adj *Adj) {
+	if adj == nil {
+		panicf(ErrArgument, op, "adj is nil")
+	}
+}

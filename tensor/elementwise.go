@@ -118,6 +118,7 @@ func checkFloat(op string, ts ...*Tensor) {
 // on one device, the result in their promoted dtype. A 16-bit operand with
 // a general broadcast goes through whole float32 copies (counted).
 func binary(name string, op BinaryOp, a, b *Tensor) *Tensor {
+	notNil(name, "a", a, "b", b)
 	be := backendOf(name, a, b)
 	checkFloats(name, a, b)
 	pd := PromoteTypes(a.dtype, b.dtype)

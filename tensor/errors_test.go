@@ -76,3 +76,27 @@ func TestCatchRepanicsRuntimeError(t *testing.T) {
 		t.Errorf("Catch of a foreign error: panicked with %v, want the same value", r)
 	}
 }
+
+// TestNilOperandsAreArgumentErrors checks that a nil operand is an
+// ErrArgument naming it, not a runtime nil dereference.
+func TestNilOperandsAreArgumentErrors(t *testing.T) {
+	x := Ones(2, 2)
+	adj := &Adj{NumSrc: 2, NumDst: 2, Indptr: []int64{0, 1, 2}, Indices: []int64{1, 0}}
+	for name, f := range map[string]func(){
+		"Add b":         func() { Add(x, nil) },
+		"MatMul a":      func() { MatMul(nil, x) },
+		"IndexSelect":   func() { IndexSelect(x, nil) },
+		"IndexAdd":      func() { IndexAdd(2, nil, x) },
+		"SpMM adj":      func() { SpMM(nil, x, nil, "sum") },
+		"SpMM u":        func() { SpMM(adj, nil, nil, "sum") },
+		"SDDMM rhs":     func() { SDDMM(adj, x, nil, "add") },
+		"EdgeSoftmax s": func() { EdgeSoftmax(adj, nil) },
+	} {
+		if err := Catch(f); !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), "is nil") {
+			t.Errorf("%s: %v, want ErrArgument naming the nil argument", name, err)
+		}
+	}
+	if err := Catch(nil); !errors.Is(err, ErrArgument) {
+		t.Errorf("Catch(nil): %v", err)
+	}
+}

@@ -59,6 +59,7 @@ func rowsShape(rows int, shape []int) []int { return append([]int{rows}, shape[1
 // Kernels: cpu_index.go (GatherRows), cuda_index.go (kernels.GatherRows).
 func IndexSelect(x, idx *Tensor) *Tensor {
 	defer hookOp("IndexSelect")()
+	notNil("IndexSelect", "x", x, "idx", idx)
 	be := backendOf("IndexSelect", x, idx)
 	n := x.Size(0)
 	checkDevIndex("IndexSelect", idx, n)
@@ -80,6 +81,7 @@ func IndexSelect(x, idx *Tensor) *Tensor {
 // cuda_index.go (kernels.ScatterAddRowsF32).
 func IndexAdd(n int, idx, src *Tensor) *Tensor {
 	defer hookOp("IndexAdd")()
+	notNil("IndexAdd", "idx", idx, "src", src)
 	backendOf("IndexAdd", idx, src)
 	checkFloats("IndexAdd", src)
 	checkDevIndex("IndexAdd", idx, n)

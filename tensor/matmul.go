@@ -61,6 +61,7 @@ type MatMulKernels interface {
 // in the precision of SetFloat32MatmulPrecision).
 func MatMul(a, b *Tensor) *Tensor {
 	defer hookOp("MatMul")()
+	notNil("MatMul", "a", a, "b", b)
 	a, b = lowerPrecision2("MatMul", a, b)
 	be := backendOf("MatMul", a, b)
 	if a.dtype != Float32 || b.dtype != Float32 {

@@ -31,7 +31,7 @@ func statsFor(device string) *devStats {
 	if device != "cpu" {
 		_, name, err := parseDevice(device)
 		if err != nil {
-			panicf(ErrDevice, "memory stats", "device %q: want \"cpu\" (or \"\"), \"cuda\" or \"cuda:N\"", device)
+			panicf(ErrDevice, "memory stats", "%v (\"\" is the CPU)", err)
 		}
 		device = name
 	}

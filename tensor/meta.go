@@ -49,7 +49,7 @@ func (m *metaBackend) Alloc(op string, dt DType, n int, zero bool) Buffer {
 func (*metaBackend) Release(Buffer) bool     { return false }
 func (*metaBackend) Upload(dst, src *Tensor) {}
 func (*metaBackend) Download(dst, src *Tensor) {
-	panicf(ErrDevice, "To", "a meta tensor has no values to copy")
+	panicf(ErrDevice, "meta", "a tensor on %s has shapes and dtypes but no values to read or copy (Item, At, display, To(\"cpu\"))", src.st.device)
 }
 func (*metaBackend) CopyDevice(dst, src *Tensor) {}
 func (*metaBackend) Synchronize() error          { return nil }

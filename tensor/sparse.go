@@ -215,6 +215,8 @@ func rows2(op string, t *Tensor) (int, int) {
 // kernels.SDDMMUDotV).
 func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 	defer hookOp("SpMM")()
+	notNilAdj("SpMM", adj)
+	notNil("SpMM", "u", u)
 	u, e = lowerPrecision2("SpMM", u, e)
 	be := backendOf("SpMM", u, e)
 	checkFloats("SpMM", u, e)
@@ -306,6 +308,8 @@ func spmmBackwardE(adj *Adj, reduce string, g, u, e, arg *Tensor) *Tensor {
 // EdgeSumSrc/Dst, SpMM).
 func SDDMM(adj *Adj, lhs, rhs *Tensor, op string) *Tensor {
 	defer hookOp("SDDMM")()
+	notNilAdj("SDDMM", adj)
+	notNil("SDDMM", "lhs", lhs, "rhs", rhs)
 	lhs, rhs = lowerPrecision2("SDDMM", lhs, rhs)
 	be := backendOf("SDDMM", lhs, rhs)
 	checkFloats("SDDMM", lhs, rhs)
@@ -366,6 +370,8 @@ func sddmmBackward(adj *Adj, op string, g, lhs, rhs *Tensor) (gl, gr *Tensor) {
 // cuda_sparse.go (kernels.EdgeSoftmaxForward, EdgeSoftmaxBackward).
 func EdgeSoftmax(adj *Adj, scores *Tensor) *Tensor {
 	defer hookOp("EdgeSoftmax")()
+	notNilAdj("EdgeSoftmax", adj)
+	notNil("EdgeSoftmax", "scores", scores)
 	if isLow(scores.dtype) {
 		return fp32Op("EdgeSoftmax", scores, func(s *Tensor) *Tensor { return EdgeSoftmax(adj, s) })
 	}

@@ -141,6 +141,9 @@ func IsEngine(v any) bool {
 // stack trace still shows the frames of the original panic, and Go prints
 // the value once, marked "[recovered, repanicked]".
 func Catch(f func()) (err error) {
+	if f == nil {
+		return New(ErrArgument, "tensor", "Catch", "f is nil")
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			if !IsEngine(r) {
