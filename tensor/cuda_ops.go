@@ -13,6 +13,15 @@ import (
 // ptr is devPtr for op-internal use.
 func ptr(t *Tensor) kernels.DevicePtr { return devPtr("op", t) }
 
+// optPtr is ptr of an optional tensor: 0 for nil (SpMM's arg-max of
+// reducers other than max).
+func optPtr(t *Tensor) kernels.DevicePtr {
+	if t == nil {
+		return 0
+	}
+	return ptr(t)
+}
+
 // freeNow returns a temporary storage's block to the cache at once (later
 // kernels on the stream reuse it only after the queued ones that read it).
 func freeNow(st *storage) {

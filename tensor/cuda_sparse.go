@@ -183,10 +183,7 @@ func (d *cudaDevice) SpMM(adj *Adj, reduce string, u, e, out, arg *Tensor) {
 	_, f := rows2(op, u)
 	da := adj.onDevice(op, d)
 	wt, w, h := da.edgeWeights(op, d, e)
-	var argp kernels.DevicePtr
-	if arg != nil {
-		argp = ptr(arg)
-	}
+	argp := optPtr(arg)
 	if out.n > 0 {
 		d.must(op, kernels.SpMM(d.s, da.csr, reduceOf(reduce), ptr(u), kdt, f, w, h, ptr(out), argp))
 	}
@@ -201,10 +198,7 @@ func (d *cudaDevice) SpMMBackwardU(adj *Adj, reduce string, g, e, arg, gu, acc *
 	_, f := rows2(op, gu)
 	da := adj.onDevice(op, d)
 	wt, w, h := da.edgeWeights(op, d, e)
-	var argp kernels.DevicePtr
-	if arg != nil {
-		argp = ptr(arg)
-	}
+	argp := optPtr(arg)
 	if gu.n > 0 {
 		d.must(op, kernels.SpMMBackward(d.s, da.csr, reduceOf(reduce), w, h, argp, ptr(g), f, ptr(gu)))
 	}
