@@ -274,6 +274,10 @@ type storage struct {
 	host   unsafe.Pointer // the first element, for storage in host memory; nil elsewhere
 	n      int            // elements
 	bytes  int64          // counted bytes (buf.Bytes())
+	id     uint64         // set by track, for internal/memwatch
+	// density is, on a meta storage, the fraction of nonzeros of the data
+	// it stands for (SetMetaDensity), 0 when unknown.
+	density float64
 }
 
 // emptyOn returns an uninitialised tensor of dt and shape on be (zeroed

@@ -40,3 +40,13 @@ func (*cpuBackend) AdamStep(param, grad, m, v *Tensor, cfg AdamConfig) {
 func (*cpuBackend) Axpy(y, x *Tensor, alpha float32) {
 	axpy(alpha, hostView[float32](x), hostView[float32](y))
 }
+
+// Scale does x *= alpha.
+func (*cpuBackend) Scale(x *Tensor, alpha float32) {
+	d := hostView[float32](x)
+	parallelFor(len(d), 1<<15, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			d[i] *= alpha
+		}
+	})
+}

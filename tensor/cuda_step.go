@@ -15,3 +15,7 @@ func (d *cudaDevice) AdamStep(param, grad, m, v *Tensor, cfg AdamConfig) {
 func (d *cudaDevice) Axpy(y, x *Tensor, alpha float32) {
 	d.must("AddScaledInPlace", kernels.AxpyF32(d.s, ptr(x), alpha, ptr(y), y.n))
 }
+
+func (d *cudaDevice) Scale(x *Tensor, alpha float32) {
+	d.must("ScaleInPlace", kernels.ScaleF32(d.s, ptr(x), alpha, ptr(x), x.n))
+}

@@ -28,6 +28,7 @@ func (f fakeBackend) DropoutBackward(gx, g, mask *Tensor, p float32, seed, base 
 }
 func (f fakeBackend) AdamStep(param, grad, m, v *Tensor, cfg AdamConfig) { f.none("AdamStep") }
 func (f fakeBackend) Axpy(y, x *Tensor, alpha float32)                   { f.none("Axpy") }
+func (f fakeBackend) Scale(x *Tensor, alpha float32)                     { f.none("Scale") }
 
 // none panics: the fake device has no kernels.
 func (f fakeBackend) none(kernel string) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gnnrepl/gnnrepl/internal/memwatch"
 )
 
 type devStats struct {
@@ -23,6 +25,17 @@ var (
 	statsMu sync.Mutex
 	stats   = map[string]*devStats{}
 )
+
+// canonicalStatsDevice is the accounting's name of device ("" is "cpu").
+func canonicalStatsDevice(device string) string {
+	if device == "" || device == "cpu" {
+		return "cpu"
+	}
+	if _, name, err := parseDevice(device); err == nil {
+		return name
+	}
+	return device
+}
 
 func statsFor(device string) *devStats {
 	if device == "" {
@@ -94,10 +107,12 @@ func track(st *storage) {
 	if st.bytes == 0 {
 		return
 	}
+	st.id = storageIDs.Add(1)
 	countAlloc(st.device, st.bytes)
+	memwatch.Alloc(st.device, st.id, st.bytes)
 	switch st.buf.(type) {
 	case *hostBuffer, metaBuffer:
-		runtime.AddCleanup(st, releaseHost, hostRelease{st.device, st.bytes})
+		runtime.AddCleanup(st, releaseHost, hostRelease{st.device, st.bytes, st.id})
 	default:
 		runtime.SetFinalizer(st, releaseStorage)
 	}
@@ -108,15 +123,23 @@ func track(st *storage) {
 type hostRelease struct {
 	device string
 	bytes  int64
+	id     uint64
 }
 
-func releaseHost(r hostRelease) { countFree(r.device, r.bytes) }
+func releaseHost(r hostRelease) {
+	countFree(r.device, r.bytes)
+	memwatch.Free(r.device, r.id, r.bytes)
+}
+
+// storageIDs numbers the counted storages, for internal/memwatch.
+var storageIDs atomic.Uint64
 
 // releaseStorage gives a device storage's buffer back to its backend and
 // its bytes back to the accounting, once (Tensor.Free, then the finalizer).
 func releaseStorage(st *storage) {
 	if st.be.Release(st.buf) {
 		countFree(st.device, st.bytes)
+		memwatch.Free(st.device, st.id, st.bytes)
 	}
 }
 
@@ -141,6 +164,7 @@ func ResetPeakMemoryStats(device string) {
 // for engine buffers that are not tensors (sampler and loader buffers), so
 // that peaks cover them too.
 func CountBytes(device string, n int64) {
+	memwatch.Count(canonicalStatsDevice(device), n)
 	if n >= 0 {
 		countAlloc(device, n)
 	} else {

@@ -199,6 +199,7 @@ func (*metaBackend) DropoutBackward(gx, g, mask *Tensor, p float32, seed, base u
 
 func (*metaBackend) AdamStep(param, grad, m, v *Tensor, cfg AdamConfig) {}
 func (*metaBackend) Axpy(y, x *Tensor, alpha float32)                   {}
+func (*metaBackend) Scale(x *Tensor, alpha float32)                     {}
 
 // (end of step kernels)
 //

@@ -10,6 +10,8 @@ type StepKernels interface {
 	AdamStep(param, grad, m, v *Tensor, cfg AdamConfig)
 	// Axpy does y += alpha * x in place.
 	Axpy(y, x *Tensor, alpha float32)
+	// Scale does x *= alpha in place.
+	Scale(x *Tensor, alpha float32)
 }
 
 // Parameter updates on any device, outside autograd. An optimizer that
