@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -154,6 +155,9 @@ func (c *sparseCache) get(x *tensor.Tensor, maxDensity float64) (*tensor.Adj, *t
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if x.IsMeta() {
+		return c.getMeta(x, maxDensity)
+	}
 	sparseEnough := func() bool { return float64(c.vals.Numel()) <= maxDensity*float64(x.Numel()) }
 	if c.x == x {
 		if c.dense || !sparseEnough() {
@@ -169,6 +173,29 @@ func (c *sparseCache) get(x *tensor.Tensor, maxDensity float64) (*tensor.Adj, *t
 		return nil, nil
 	}
 	return adj, vals
+}
+
+// getMeta is get for a meta x: the values are not there to scan, so the
+// density x stands for (tensor.SetMetaDensity, e.g. memplan's reading of
+// the real features) decides, and the nonzeros are spread evenly over the
+// rows: the same tensors, of the same sizes, as the sparse path on the
+// real matrix allocates. c.mu is held.
+func (c *sparseCache) getMeta(x *tensor.Tensor, maxDensity float64) (*tensor.Adj, *tensor.Tensor) {
+	d := x.MetaDensity()
+	if d == 0 || d > maxDensity || d > sparseMaxDensity {
+		return nil, nil
+	}
+	if c.x == x && c.adj != nil {
+		return c.adj, c.vals
+	}
+	n, f := x.Size(0), x.Size(1)
+	nnz := int(math.Round(d * float64(n) * float64(f)))
+	adj := &tensor.Adj{NumSrc: f, NumDst: n, Indptr: make([]int64, n+1), Indices: make([]int64, nnz)}
+	for r := range adj.Indptr {
+		adj.Indptr[r] = int64(r) * int64(nnz) / int64(n)
+	}
+	c.x, c.dense, c.adj, c.vals = x, false, adj, tensor.EmptyOn(x.Device(), tensor.Float32, nnz)
+	return c.adj, c.vals
 }
 
 // sameNonzeros reports whether the nonzeros of x are exactly (adj, vals),
@@ -271,6 +298,9 @@ func (f *features) rows(n int) *features {
 
 // dense returns the features as a dense (rows, cols) tensor.
 func (f *features) dense() *tensor.Tensor {
+	if f.x == nil && f.vals.IsMeta() {
+		f.x = tensor.ZerosOn(f.vals.Device(), tensor.Float32, f.nrows, f.ncols).Cast(f.vals.DType())
+	}
 	if f.x == nil {
 		x := tensor.Zeros(f.nrows, f.ncols)
 		d, v := x.Float32s(), f.vals.Float().Float32s()

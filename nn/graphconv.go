@@ -109,7 +109,7 @@ func (c *GraphConv) Forward(g graph.MessageGraph, x *tensor.Tensor) *tensor.Tens
 	}
 	adj := g.Adj()
 	in := c.input(x, c.FeatDrop, c.gen)
-	w := c.edgeNorm(g)
+	w := c.edgeNorm(g, x.Device())
 	var rst *tensor.Tensor
 	if c.Weight != nil && c.InFeats > c.OutFeats {
 		rst = tensor.SpMM(adj, in.mm(c.Weight), w, "sum")
@@ -131,14 +131,14 @@ func (c *GraphConv) Forward(g graph.MessageGraph, x *tensor.Tensor) *tensor.Tens
 // edgeNorm returns the weight 1/c_ij of every edge j -> i of g in edge-id
 // order, (E) float32, or nil for norm "none". It is cached for the last
 // adjacency seen (a full graph's stays the same from epoch to epoch).
-func (c *GraphConv) edgeNorm(g graph.MessageGraph) *tensor.Tensor {
+func (c *GraphConv) edgeNorm(g graph.MessageGraph, device string) *tensor.Tensor {
 	if c.Norm == "none" {
 		return nil
 	}
 	adj := g.Adj()
 	c.normMu.Lock()
 	defer c.normMu.Unlock()
-	if c.normAdj == adj {
+	if c.normAdj == adj && c.normW.Device() == device {
 		return c.normW
 	}
 	left := make([]float64, adj.NumSrc)
@@ -178,7 +178,7 @@ func (c *GraphConv) edgeNorm(g graph.MessageGraph) *tensor.Tensor {
 			w[e] = float32(left[adj.Indices[p]] * right[d])
 		}
 	}
-	c.normAdj, c.normW = adj, tensor.FromFloat32(w, len(w))
+	c.normAdj, c.normW = adj, onDevice(tensor.FromFloat32(w, len(w)), device)
 	return c.normW
 }
 

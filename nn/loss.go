@@ -18,8 +18,11 @@ func nodeIndex(op string, idx *tensor.Tensor, n int) *tensor.Tensor {
 		if idx.Dim() != 1 || idx.Size(0) != n {
 			panicf(ErrShape, op, "a node mask must have shape [%d], got %v", n, idx.Shape())
 		}
+		if idx.IsMeta() {
+			panicf(ErrOption, op, "a node mask on %s has no values to select by; pass int64 node ids", idx.Device())
+		}
 		var ids []int64
-		for i, b := range idx.Bools() {
+		for i, b := range idx.ToCPU().Bools() {
 			if b {
 				ids = append(ids, int64(i))
 			}
@@ -36,7 +39,7 @@ func nodeIndex(op string, idx *tensor.Tensor, n int) *tensor.Tensor {
 // F.cross_entropy(logits[idx], labels[idx]). Gradients flow to logits. It
 // panics when the selection is empty or does not fit.
 func MaskedCrossEntropy(logits, labels, idx *tensor.Tensor) *tensor.Tensor {
-	ids := nodeIndex("MaskedCrossEntropy", idx, logits.Size(0))
+	ids := onDevice(nodeIndex("MaskedCrossEntropy", idx, logits.Size(0)), logits.Device())
 	if ids.Numel() == 0 {
 		panicf(ErrShape, "MaskedCrossEntropy", "no nodes selected")
 	}
@@ -47,7 +50,7 @@ func MaskedCrossEntropy(logits, labels, idx *tensor.Tensor) *tensor.Tensor {
 // whose arg-max is the label (N) int64; idx as in MaskedCrossEntropy. An
 // empty selection gives 0. It records no gradient.
 func MaskedAccuracy(logits, labels, idx *tensor.Tensor) float64 {
-	ids := nodeIndex("MaskedAccuracy", idx, logits.Size(0))
+	ids := onDevice(nodeIndex("MaskedAccuracy", idx, logits.Size(0)), logits.Device())
 	if ids.Numel() == 0 {
 		return 0
 	}

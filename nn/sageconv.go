@@ -139,7 +139,7 @@ func (c *SAGEConv) forward(g graph.MessageGraph, x *tensor.Tensor, relu bool) *t
 				div[i] = float32(d + 1)
 			}
 			sum := tensor.SpMM(adj, src, nil, "sum")
-			neigh = tensor.Div(tensor.Add(sum, dstRows(g, src)), tensor.FromFloat32(div, len(div), 1))
+			neigh = tensor.Div(tensor.Add(sum, dstRows(g, src)), onDevice(tensor.FromFloat32(div, len(div), 1), src.Device()))
 		}
 		if !linFirst {
 			neigh, neighIn = nil, neigh

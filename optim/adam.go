@@ -124,6 +124,10 @@ func (a *Adam) Step() {
 	}
 	for _, g := range a.groups {
 		for _, p := range g.Params {
+			if !onHost(p) {
+				a.adamDevice(g, p)
+				continue
+			}
 			gd := a.grad(p)
 			if gd == nil {
 				continue

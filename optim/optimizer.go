@@ -64,6 +64,7 @@ type ParamGroup struct {
 type paramState struct {
 	step int64
 	buf  [3][]float32
+	dev  [3]*tensor.Tensor // the buffers of a parameter off the CPU (device.go)
 }
 
 // base holds the groups and state every optimizer shares.
@@ -176,6 +177,9 @@ func (b *base) StateDict() map[string]*tensor.Tensor {
 			if s := b.state[p]; s != nil {
 				sd[fmt.Sprintf("state.%d.step", i)] = tensor.FromInt64([]int64{s.step})
 				for k, name := range b.bufNames {
+					if s.dev[k] != nil {
+						sd[fmt.Sprintf("state.%d.%s", i, name)] = s.dev[k].Clone()
+					}
 					if s.buf[k] != nil {
 						sd[fmt.Sprintf("state.%d.%s", i, name)] = tensor.FromFloat32(append([]float32(nil), s.buf[k]...), p.Shape()...)
 					}
@@ -241,8 +245,16 @@ func (b *base) LoadStateDict(sd map[string]*tensor.Tensor) error {
 				if t.DType() != tensor.Float32 || t.Numel() != p.Numel() {
 					return bad("%s is %s%v but parameter %d has shape %v", key, t.DType(), t.Shape(), i, p.Shape())
 				}
+				if !onHost(p) {
+					s.dev[k] = tensor.EmptyOn(p.Device(), tensor.Float32, p.Shape()...)
+					if err := tensor.Catch(func() { s.dev[k].CopyFrom(t) }); err != nil {
+						return bad("%s: %v", key, err)
+					}
+					used++
+					continue
+				}
 				s.buf[k] = stateBuf(t.Numel())
-				copy(s.buf[k], t.Float32s())
+				copy(s.buf[k], t.ToCPU().Float32s())
 				used++
 			}
 			ups = append(ups, upd{p, s})

@@ -74,6 +74,10 @@ func (s *SGD) Step() {
 	for _, g := range s.groups {
 		lr, wd := float32(-g.LR), float32(g.WeightDecay)
 		for _, p := range g.Params {
+			if !onHost(p) {
+				s.sgdDevice(g, p)
+				continue
+			}
 			gd := s.grad(p)
 			if gd == nil {
 				continue
