@@ -67,6 +67,10 @@ func gatherHalf(op string, s Store, ids []int64, dt tensor.DType) *tensor.Tensor
 	default:
 		panicf(ErrArgument, op, "dtype %v; want float32, float16 or bfloat16", dt)
 	}
+	if m, ok := s.(*Meta); ok {
+		checkIDs(op, m.n, ids)
+		return tensor.EmptyOn(m.device, dt, len(ids), m.f)
+	}
 	f := s.Dim()
 	out := tensor.New(dt, len(ids), f)
 	gatherHalfInto(s, out.Uint16s(), f, ids, dt)

@@ -166,7 +166,10 @@ func (h *half) DType() tensor.DType {
 }
 
 // Bytes returns N*F*2.
-func (h *half) Bytes() int64 { return int64(h.n) * int64(h.f) * 2 }
+func (h *half) Bytes() int64 { return halfBytes(h.n, h.f) }
+
+// halfBytes is the size of a 16-bit store of n rows of f values.
+func halfBytes(n, f int) int64 { return int64(n) * int64(f) * 2 }
 
 // Gather returns rows ids widened to float32, a new (len(ids), F) tensor;
 // see Store.Gather. It panics with ErrIndex on an id outside [0, N) and

@@ -125,7 +125,11 @@ func (s *Int8) DType() tensor.DType { return tensor.Int8 }
 
 // Bytes returns N*F + 8*N: one byte per value plus a float32 scale and a
 // float32 zero point per row.
-func (s *Int8) Bytes() int64 { return int64(s.n)*int64(s.f) + 8*int64(s.n) }
+func (s *Int8) Bytes() int64 { return int8Bytes(s.n, s.f) }
+
+// int8Bytes is the size of an int8 store of n rows of f values: the codes
+// and a float32 scale and zero point per row.
+func int8Bytes(n, f int) int64 { return int64(n)*int64(f) + 8*int64(n) }
 
 // RowScale returns row r's scale and zero point (its minimum), so that a
 // stored code c in [-128, 127] stands for lo + scale*(c+128). It panics with

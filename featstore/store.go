@@ -46,8 +46,11 @@ type Store interface {
 // dtype: tensor.Float32 (NewFloat32, no copy), tensor.Float16 (NewFloat16),
 // tensor.BFloat16 (NewBFloat16) or tensor.Int8 (NewInt8). It returns an
 // error wrapping ErrArgument for another dtype, and the constructor's
-// errors.
+// errors. A meta x gives the Meta store that stands for it (NewMeta).
 func New(x *tensor.Tensor, dtype tensor.DType) (Store, error) {
+	if x != nil && x.IsMeta() {
+		return NewMeta(x, dtype)
+	}
 	switch dtype {
 	case tensor.Float32:
 		return NewFloat32(x)
@@ -142,18 +145,22 @@ func parallelRows(n, f int, body func(lo, hi int)) {
 // until release, which Close and the store's cleanup both call; only the
 // first call releases.
 type account struct {
-	n    int64
-	done atomic.Bool
+	n      int64
+	device string
+	done   atomic.Bool
 }
 
-func newAccount(n int64) *account {
-	tensor.CountBytes("cpu", n)
-	return &account{n: n}
+func newAccount(n int64) *account { return newAccountOn("cpu", n) }
+
+// newAccountOn counts n bytes on device (a Meta store's).
+func newAccountOn(device string, n int64) *account {
+	tensor.CountBytes(device, n)
+	return &account{n: n, device: device}
 }
 
 func (a *account) release() {
 	if a != nil && a.done.CompareAndSwap(false, true) {
-		tensor.CountBytes("cpu", -a.n)
+		tensor.CountBytes(a.device, -a.n)
 	}
 }
 

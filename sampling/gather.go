@@ -2,7 +2,9 @@ package sampling
 
 import (
 	"runtime"
+	"strings"
 
+	"github.com/gnnrepl/gnnrepl/featstore"
 	"github.com/gnnrepl/gnnrepl/internal/workers"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
@@ -58,4 +60,70 @@ func parallelRows(n, f int, body func(lo, hi int)) {
 		})
 	}
 	wg.Wait()
+}
+
+// isMetaDevice reports whether the canonical device name is a meta device.
+func isMetaDevice(device string) bool { return strings.HasPrefix(device, "meta") }
+
+// gatherOn is gatherRows onto device (canonical): on the CPU gatherRows
+// itself; on a meta device only the result's shape and dtype, carrying
+// for a float32 matrix the density of the gathered rows (read from t when
+// it holds values, t's own density when it is meta); elsewhere gathered on
+// the host and copied. A meta t off a meta device panics with
+// tensor.ErrDevice (the loader's worker turns it into the batch's error).
+func gatherOn(device string, t *tensor.Tensor, ids []int64) *tensor.Tensor {
+	if !isMetaDevice(device) {
+		return toDevice(gatherRows(t, ids), device)
+	}
+	shape := t.Shape()
+	shape[0] = len(ids)
+	out := tensor.EmptyOn(device, t.DType(), shape...)
+	if t.DType() == tensor.Float32 && t.Dim() == 2 && len(ids) > 0 && shape[1] > 0 {
+		d := t.MetaDensity()
+		if !t.IsMeta() {
+			d = rowDensity(t, ids)
+		}
+		if d > 0 {
+			out.SetMetaDensity(d)
+		}
+	}
+	return out
+}
+
+// rowDensity returns the fraction of nonzero values in the rows ids of
+// the float32 matrix t on the CPU (0 when they are all zero).
+func rowDensity(t *tensor.Tensor, ids []int64) float64 {
+	f := t.Size(1)
+	src := t.Float32s()
+	nnz := 0
+	for _, v := range ids {
+		for _, x := range src[int(v)*f : int(v+1)*f] {
+			if x != 0 {
+				nnz++
+			}
+		}
+	}
+	return float64(nnz) / float64(len(ids)*f)
+}
+
+// gatherStore is featstore.GatherHalf onto device, as gatherOn: on a meta
+// device the (len(ids), F) result in the gather dtype, nothing read.
+func gatherStore(device string, st featstore.Store, ids *tensor.Tensor, dt tensor.DType) *tensor.Tensor {
+	if !isMetaDevice(device) {
+		return toDevice(featstore.GatherHalf(st, ids, dt), device)
+	}
+	return tensor.EmptyOn(device, dt, ids.Size(0), st.Dim())
+}
+
+// toDevice returns the batch tensor t (on the CPU) on device, panicking
+// with the copy's error.
+func toDevice(t *tensor.Tensor, device string) *tensor.Tensor {
+	if device == "cpu" {
+		return t
+	}
+	moved, err := t.To(device)
+	if err != nil {
+		panic(err)
+	}
+	return moved
 }

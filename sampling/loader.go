@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/gnnrepl/gnnrepl/featstore"
@@ -69,8 +70,14 @@ type LoaderOptions struct {
 	// PrefetchEdgeFeats names edge data gathered for the sampled edges of
 	// every block into its EData (DGL's prefetch_edge_feats).
 	PrefetchEdgeFeats []string
-	// Device is where batches are put (DGL's device): "" or "cpu"; other
-	// devices are rejected until the engine has them.
+	// Device is where batches' gathered data (node and edge features,
+	// labels) is put (DGL's device): "" or "cpu", "cuda", "cuda:N", or a
+	// meta device ("meta", "meta:cuda"). Off the CPU the rows are gathered
+	// on the host and copied to the device; on a meta device nothing is
+	// gathered: the batch holds meta tensors of the shapes and dtypes the
+	// gather gives (the float32 features carrying the density of the rows
+	// they stand for, tensor.SetMetaDensity), which is how memplan.Predict
+	// runs the real loader. Blocks' structure stays in host memory.
 	Device string
 }
 
@@ -211,9 +218,17 @@ func newDataLoader(g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOp
 		return nil, fmt.Errorf("%s: BatchSize (%d), NumWorkers (%d) and PrefetchFactor (%d) must be >= 0: %w",
 			name, opts.BatchSize, opts.NumWorkers, opts.PrefetchFactor, ErrArgument)
 	}
-	if opts.Device != "" && opts.Device != "cpu" {
-		return nil, fmt.Errorf("%s: Device %q; this build puts batches on \"cpu\" only: %w", name, opts.Device, ErrArgument)
+	if opts.Device == "" {
+		opts.Device = "cpu"
 	}
+	dev, err := tensor.ParseDevice(opts.Device)
+	if err == nil && dev != "cpu" && !strings.HasPrefix(dev, "meta") {
+		_, err = tensor.OpenBackend(dev)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: Device %q: %w: %w", name, opts.Device, ErrArgument, err)
+	}
+	opts.Device = dev
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1
 	}
@@ -478,17 +493,17 @@ func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
 	}
 	b = &batchResult{index: i, blocks: blocks, input: input, lastIn: lastIn}
 	for k, t := range s.nodeFeats {
-		if err := first.SetSrcData(s.opts.PrefetchNodeFeats[k], gatherRows(t, first.SrcNodeIDs())); err != nil {
+		if err := first.SetSrcData(s.opts.PrefetchNodeFeats[k], gatherOn(s.opts.Device, t, first.SrcNodeIDs())); err != nil {
 			return nil, err
 		}
 	}
 	for k, st := range s.stores {
-		if err := first.SetSrcData(s.storeNames[k], featstore.GatherHalf(st, input, s.opts.StoreGatherDType)); err != nil {
+		if err := first.SetSrcData(s.storeNames[k], gatherStore(s.opts.Device, st, input, s.opts.StoreGatherDType)); err != nil {
 			return nil, err
 		}
 	}
 	for k, t := range s.labels {
-		if err := last.SetDstData(s.opts.PrefetchLabels[k], gatherRows(t, last.DstNodeIDs())); err != nil {
+		if err := last.SetDstData(s.opts.PrefetchLabels[k], gatherOn(s.opts.Device, t, last.DstNodeIDs())); err != nil {
 			return nil, err
 		}
 	}
@@ -499,7 +514,7 @@ func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
 				return nil, fmt.Errorf("sampling.DataLoader: PrefetchEdgeFeats needs parent edge ids, but the sampler recorded none")
 			}
 			for k, t := range s.edgeFeats {
-				if err := blk.SetEData(s.opts.PrefetchEdgeFeats[k], gatherRows(t, e.Int64s())); err != nil {
+				if err := blk.SetEData(s.opts.PrefetchEdgeFeats[k], gatherOn(s.opts.Device, t, e.Int64s())); err != nil {
 					return nil, err
 				}
 			}

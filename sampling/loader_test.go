@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -317,7 +318,7 @@ func TestLoaderErrors(t *testing.T) {
 		{[]int64{1}, s, LoaderOptions{PrefetchEdgeFeats: []string{"e"}}, `PrefetchEdgeFeats: no edge data "e"`},
 		{[]int64{1}, NeighborSampler{Fanouts: []int{-7}}, LoaderOptions{}, "Fanouts[0] = -7"},
 		{[]int64{1}, nil, LoaderOptions{}, "sampler is nil"},
-		{[]int64{1}, s, LoaderOptions{Device: "cuda"}, `Device "cuda"`},
+		{[]int64{1}, s, LoaderOptions{Device: "tpu"}, `Device "tpu"`},
 	}
 	for _, c := range cases {
 		_, err := NewDataLoader(g, tensor.FromInt64(c.seeds), c.s, c.o)
@@ -463,5 +464,55 @@ func TestLoaderMemoryAccounting(t *testing.T) {
 	t.Logf("blocks hold %d bytes; the accounting grew by %d", blockBytes, got)
 	if got < blockBytes*9/10 {
 		t.Errorf("accounting grew by %d bytes, less than the blocks' %d", got, blockBytes)
+	}
+}
+
+// TestLoaderMetaDevice: with Device "meta" the loader samples the same
+// blocks as on the CPU and its batches are meta tensors of the gathered
+// shapes and dtypes; the float32 features carry the density of their rows.
+func TestLoaderMetaDevice(t *testing.T) {
+	d := loadCora(t)
+	g := d.Graph
+	opts := LoaderOptions{BatchSize: 64, Shuffle: true, Seed: 3, PrefetchNodeFeats: []string{"feat"}, PrefetchLabels: []string{"label"}}
+	cpu, err := NewDataLoader(g, d.TrainIdx, NeighborSampler{Fanouts: []int{5, 5}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cpu.Close()
+	opts.Device = "meta"
+	meta, err := NewDataLoader(g, d.TrainIdx, NeighborSampler{Fanouts: []int{5, 5}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer meta.Close()
+	for cpu.Next() {
+		if !meta.Next() {
+			t.Fatalf("meta loader ended early: %v", meta.Err())
+		}
+		cb, mb := cpu.Blocks(), meta.Blocks()
+		for l := range cb {
+			if cb[l].NumEdges() != mb[l].NumEdges() || cb[l].NumSrcNodes() != mb[l].NumSrcNodes() {
+				t.Fatalf("block %d: cpu %v, meta %v", l, cb[l], mb[l])
+			}
+		}
+		x, mx := cb[0].SrcData("feat"), mb[0].SrcData("feat")
+		if !mx.IsMeta() || fmt.Sprint(mx.Shape()) != fmt.Sprint(x.Shape()) || mx.DType() != x.DType() {
+			t.Fatalf("features: meta %v %v on %s, cpu %v", mx.Shape(), mx.DType(), mx.Device(), x.Shape())
+		}
+		nnz := 0
+		for _, v := range x.Float32s() {
+			if v != 0 {
+				nnz++
+			}
+		}
+		if want := float64(nnz) / float64(x.Numel()); math.Abs(mx.MetaDensity()-want) > 1e-12 {
+			t.Fatalf("density %g, want %g", mx.MetaDensity(), want)
+		}
+		if y := mb[len(mb)-1].DstData("label"); !y.IsMeta() || y.DType() != tensor.Int64 {
+			t.Fatalf("labels %v on %s", y.DType(), y.Device())
+		}
+	}
+	if err := cpu.Err(); err != nil {
+		t.Fatal(err)
 	}
 }
