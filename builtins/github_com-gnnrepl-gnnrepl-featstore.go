@@ -27,6 +27,7 @@ func init() {
 		"NewHotCache":      reflect.ValueOf(featstore.NewHotCache),
 		"NewHotCacheNodes": reflect.ValueOf(featstore.NewHotCacheNodes),
 		"NewInt8":          reflect.ValueOf(featstore.NewInt8),
+		"NewMeta":          reflect.ValueOf(featstore.NewMeta),
 		"Propagate":        reflect.ValueOf(featstore.Propagate),
 		"PropagateStore":   reflect.ValueOf(featstore.PropagateStore),
 
@@ -41,6 +42,7 @@ func init() {
 		"HotCache":         reflect.ValueOf((*featstore.HotCache)(nil)),
 		"HotCacheOptions":  reflect.ValueOf((*featstore.HotCacheOptions)(nil)),
 		"Int8":             reflect.ValueOf((*featstore.Int8)(nil)),
+		"Meta":             reflect.ValueOf((*featstore.Meta)(nil)),
 		"PropagateOptions": reflect.ValueOf((*featstore.PropagateOptions)(nil)),
 		"Store":            reflect.ValueOf((*featstore.Store)(nil)),
 

@@ -196,6 +196,7 @@ type _github_com_gnnrepl_gnnrepl_tensor_Backend struct {
 	WRelease             func(buf tensor.Buffer) bool
 	WSDDMM               func(adj *tensor.Adj, op string, lhs *tensor.Tensor, rhs *tensor.Tensor, out *tensor.Tensor)
 	WSDDMMBackward       func(adj *tensor.Adj, op string, g *tensor.Tensor, lhs *tensor.Tensor, rhs *tensor.Tensor, gl *tensor.Tensor, gr *tensor.Tensor)
+	WScale               func(x *tensor.Tensor, alpha float32)
 	WScatterAddRows      func(out *tensor.Tensor, idx *tensor.Tensor, src *tensor.Tensor)
 	WScatterAdj          func(idx *tensor.Tensor, n int) *tensor.Adj
 	WSpMM                func(adj *tensor.Adj, reduce string, u *tensor.Tensor, e *tensor.Tensor, out *tensor.Tensor, arg *tensor.Tensor)
@@ -306,6 +307,9 @@ func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) SDDMM(adj *tensor.Adj, op st
 }
 func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) SDDMMBackward(adj *tensor.Adj, op string, g *tensor.Tensor, lhs *tensor.Tensor, rhs *tensor.Tensor, gl *tensor.Tensor, gr *tensor.Tensor) {
 	W.WSDDMMBackward(adj, op, g, lhs, rhs, gl, gr)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) Scale(x *tensor.Tensor, alpha float32) {
+	W.WScale(x, alpha)
 }
 func (W _github_com_gnnrepl_gnnrepl_tensor_Backend) ScatterAddRows(out *tensor.Tensor, idx *tensor.Tensor, src *tensor.Tensor) {
 	W.WScatterAddRows(out, idx, src)
@@ -576,6 +580,7 @@ type _github_com_gnnrepl_gnnrepl_tensor_StepKernels struct {
 	IValue    interface{}
 	WAdamStep func(param *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, cfg tensor.AdamConfig)
 	WAxpy     func(y *tensor.Tensor, x *tensor.Tensor, alpha float32)
+	WScale    func(x *tensor.Tensor, alpha float32)
 }
 
 func (W _github_com_gnnrepl_gnnrepl_tensor_StepKernels) AdamStep(param *tensor.Tensor, grad *tensor.Tensor, m *tensor.Tensor, v *tensor.Tensor, cfg tensor.AdamConfig) {
@@ -583,4 +588,7 @@ func (W _github_com_gnnrepl_gnnrepl_tensor_StepKernels) AdamStep(param *tensor.T
 }
 func (W _github_com_gnnrepl_gnnrepl_tensor_StepKernels) Axpy(y *tensor.Tensor, x *tensor.Tensor, alpha float32) {
 	W.WAxpy(y, x, alpha)
+}
+func (W _github_com_gnnrepl_gnnrepl_tensor_StepKernels) Scale(x *tensor.Tensor, alpha float32) {
+	W.WScale(x, alpha)
 }

@@ -78,9 +78,8 @@ type Config struct {
 	// NumWorkers*PrefetchFactor batches may wait in the queue, and the
 	// planner counts them all (an upper bound).
 	NumWorkers, PrefetchFactor int
-	// DryRunBatches is the number of batches sampled to size the blocks
-	// when there is a Dataset (4 when 0; the largest is used). Without a
-	// Dataset the blocks are sized in closed form (see Predict).
+	// DryRunBatches is the number of sampled batches Predict trains on
+	// (on the meta device) to find the peak (4 when 0).
 	DryRunBatches int
 	// Seed seeds the dry run's shuffle and sampling, as LoaderOptions.Seed
 	// (Measure uses it for the model, the loader and the sampler too).
@@ -113,6 +112,11 @@ type Config struct {
 	StoreGatherDType tensor.DType
 	// Optimizer is "adam" (default), "adamw", "sgd" or "sgd-momentum".
 	Optimizer string
+	// Device is where training runs: "cpu" (the default) or "cuda" (any
+	// "cuda:N"). Predict then counts what lives on the GPU, as a CUDA
+	// caching allocator rounds it (tensor's "meta:cuda"); Suggest works to
+	// a GPU budget. Measure trains on the CPU only.
+	Device string
 }
 
 // ErrConfig is wrapped by every error about an invalid Config. It is a kind
@@ -199,6 +203,14 @@ func (c Config) normalized() (Config, error) {
 	}
 	if c.Optimizer == "" {
 		c.Optimizer = "adam"
+	}
+	switch dev := strings.ToLower(c.Device); {
+	case dev == "" || dev == "cpu":
+		c.Device = "cpu"
+	case dev == "cuda" || strings.HasPrefix(dev, "cuda:"):
+		c.Device = "cuda"
+	default:
+		return bad("Device must be \"cpu\" or \"cuda\", got %q", c.Device)
 	}
 	switch {
 	case c.NumNodes <= 0 || c.NumEdges < 0 || c.NumFeatures <= 0 || c.NumClasses <= 0:

@@ -16,26 +16,29 @@
 //
 // How the prediction works. The memory of training is not a formula of a
 // few terms: it is whatever the engine allocates, held as long as autograd
-// or the program references it. Predict therefore replays the training
-// step symbolically: each tensor op of nn's layers (the same ops, in the
-// same order, with the same inputs recorded) allocates symbolic buffers of
-// the sizes the engine's op allocates, autograd nodes hold their inputs,
-// and Backward is simulated with the engine's own algorithm (topological
-// order, pending gradients, fresh sums where gradients meet). The peak of
-// the live bytes over the steps is the prediction. The asymptotics are the
-// familiar ones (full-graph activations O(N·hidden·layers); sampling
+// or the program references it. Predict therefore runs the training itself
+// on the meta device (tensor's "meta", PyTorch's meta tensors): the real
+// model, optimizer, autocast, checkpointing and DataLoader, whose ops
+// check, allocate and record autograd exactly as on the CPU and compute
+// nothing, and reads the engine's accounting of the run, with a collection
+// before and after every op as Measure does. The sampler samples the real
+// graph (block sizes are data), the features and labels it gathers are
+// meta tensors (carrying the density of the rows they stand for, so that
+// nn's sparse bag-of-words path is taken where it would be), and a
+// compressed feature store is a featstore.Meta that counts its bytes. So
+// there is nothing to keep in step with nn and tensor: what they allocate
+// is what is predicted, within 2% of Measure on every configuration tested
+// (TestPredictMatchesMeasured; exact on all but PubMed's sparse batches,
+// where the nonzeros are spread evenly over the rows) and in the time of a
+// few steps without arithmetic. Without a Dataset the graph is a uniform
+// random graph of the given counts. The asymptotics are the familiar ones
+// (full-graph activations O(N·hidden·layers); sampling
 // O(batch·fanout^layers), Hamilton et al., "Inductive Representation
 // Learning on Large Graphs", NeurIPS 2017; checkpointing keeps one layer's
 // activations, Chen et al., "Training Deep Nets with Sublinear Memory Cost",
-// 2016; and DGL's guide on minibatch training and its memory), but the
-// constants are the engine's: the prediction matches Measure to a fraction
-// of a percent on every configuration tested, from Cora to products scale
-// (TestPredictMatchesMeasured, BenchmarkProductsPlan). The price is that
-// the planner mirrors nn's layers and tensor's ops: when they change what
-// they allocate, the planner must follow, and TestPredictMatchesMeasured
-// says so. Sampled block sizes come from a dry run of the sampler on the
-// first batches (or, without a Dataset, a closed form that is only rough on
-// skewed degree distributions, within about 50% on power-law graphs).
+// 2016). With Config.Device "cuda" the run is on "meta:cuda", which rounds
+// each allocation as a CUDA caching allocator does, and counts what lives
+// on the GPU.
 //
 // What is counted. Plan.Peak counts every buffer of the data: tensors, the
 // sampler's buffers, and the plain Go slices that the engine's accounting
@@ -52,7 +55,7 @@
 // result reports bad input through it). An invalid Config is reported by
 // Predict, Suggest and Measure as an error wrapping ErrConfig, a kind of
 // tensor.ErrArgument, that names the field; Suggest wraps ErrNoFit when
-// nothing fits. Errors of the sampler's dry run are returned wrapped.
+// nothing fits. Errors of the DataLoader are returned wrapped.
 // Engine panics (misuse inside nn or tensor) propagate; the front ends
 // recover them.
 package memplan

@@ -3,14 +3,9 @@ package memplan
 import (
 	"fmt"
 	"runtime"
-	"sync/atomic"
 	"time"
 
-	"github.com/gnnrepl/gnnrepl/amp"
 	"github.com/gnnrepl/gnnrepl/featstore"
-	"github.com/gnnrepl/gnnrepl/nn"
-	"github.com/gnnrepl/gnnrepl/optim"
-	"github.com/gnnrepl/gnnrepl/sampling"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -71,150 +66,54 @@ func Measure(c Config, steps int) (Measurement, error) {
 	if steps <= 0 {
 		steps = 3
 	}
+	if n.Device != "cpu" {
+		return Measurement{}, fmt.Errorf("%w: Measure trains on the CPU; Device %q is planned by Predict only", ErrConfig, n.Device)
+	}
 	d := n.Dataset
 	g := d.Graph
+	r := &runner{c: &n, dev: "cpu", g: g, feat: g.NData("feat"), labels: g.NData("label"), trainIdx: d.TrainIdx, seeds: d.TrainIdx}
 	settleQuiet()
 	base := tensor.MemoryAllocated("cpu")
 	tensor.ResetPeakMemoryStats("cpu")
-	var prevHook atomic.Pointer[tensor.OpHook] // the hook installed before, chained
-	prev := tensor.SetOpHook(func(op string) func() {
-		settle()
-		var end func()
-		if p := prevHook.Load(); p != nil && *p != nil {
-			end = (*p)(op)
-		}
-		return func() {
-			if end != nil {
-				end()
-			}
-			settle()
-		}
-	})
-	prevHook.Store(&prev)
-	defer tensor.SetOpHook(prev)
-
-	m := newModule(&n)
-	opt := newOptimizer(&n, m.Parameters())
-	res := Measurement{Steps: steps}
-	if !n.Sampling {
-		settle()
-		res.Resident = tensor.MemoryAllocated("cpu") - base + keptDatasetBytes(&n)
-		feat, labels := g.NData("feat"), g.NData("label")
-		for i := 0; i < steps; i++ {
-			opt.ZeroGrad()
-			settle()
-			var loss *tensor.Tensor
-			autocast(n.DType, func() {
-				loss = nn.MaskedCrossEntropy(m.(nn.GraphModel).Forward(g, feat), labels, d.TrainIdx)
-			})
-			loss.Backward()
-			opt.Step()
-			res.Loss = loss.Item()
-		}
-	} else {
-		opts := sampling.LoaderOptions{BatchSize: n.BatchSize, Shuffle: true, Seed: n.Seed,
-			NumWorkers: n.NumWorkers, PrefetchFactor: n.PrefetchFactor, PrefetchLabels: []string{"label"},
-			StoreGatherDType: n.StoreGatherDType}
-		if n.FeatureStore == "float32" && n.StoreGatherDType == tensor.Float32 {
-			opts.PrefetchNodeFeats = []string{"feat"}
-		} else {
-			st, err := featstore.New(g.NData("feat"), storeDTypes[n.FeatureStore])
-			if err != nil {
-				return Measurement{}, fmt.Errorf("memplan.Measure: FeatureStore %q: %w", n.FeatureStore, err)
-			}
-			defer runtime.KeepAlive(st)
-			opts.NodeFeatStores = map[string]featstore.Store{"feat": st}
-		}
-		settleQuiet()
-		res.Resident = tensor.MemoryAllocated("cpu") - base + keptDatasetBytes(&n)
-		dl, err := sampling.NewDataLoader(g, d.TrainIdx, sampling.NeighborSampler{Fanouts: n.Fanouts}, opts)
+	if usesStore(&n) {
+		// The store (a float32 one over the dataset's tensor when only
+		// the gather dtype is low).
+		st, err := featstore.New(g.NData("feat"), storeDTypes[n.FeatureStore])
 		if err != nil {
-			return Measurement{}, err
+			return Measurement{}, fmt.Errorf("memplan.Measure: FeatureStore %q: %w", n.FeatureStore, err)
 		}
-		defer dl.Close()
-		for i := 0; i < steps; i++ {
-			opt.ZeroGrad()
-			settle()
-			if !dl.Next() {
-				if err := dl.Err(); err != nil {
-					return Measurement{}, err
-				}
-				if !dl.Next() { // a new epoch
-					return Measurement{}, fmt.Errorf("memplan.Measure: the DataLoader gave no batch: %v", dl.Err())
-				}
-			}
-			settle()
-			blocks := dl.Blocks()
-			var loss *tensor.Tensor
-			autocast(n.DType, func() {
-				logits := m.(nn.BlockModel).ForwardBlocks(blocks, blocks[0].SrcData("feat"))
-				loss = tensor.CrossEntropy(logits, blocks[len(blocks)-1].DstData("label"))
-			})
-			loss.Backward()
-			opt.Step()
-			res.Loss = loss.Item()
-		}
-		runtime.KeepAlive(dl)
+		defer runtime.KeepAlive(st)
+		r.store = st
+	}
+	if err := r.run(steps); err != nil {
+		return Measurement{}, err
 	}
 	settle()
-	res.TensorPeak = tensor.MaxMemoryAllocated("cpu") - base + keptDatasetBytes(&n)
-	runtime.KeepAlive(m)
-	runtime.KeepAlive(opt)
-	return res, nil
+	kept := keptDatasetBytes(&n)
+	return Measurement{Steps: steps, Loss: r.lastLoss, Resident: r.resident - base + kept,
+		TensorPeak: tensor.MaxMemoryAllocated("cpu") - base + kept}, nil
 }
-
-// autocast runs f inside amp.Autocast(dt) unless dt is Float32.
-func autocast(dt tensor.DType, f func()) {
-	if dt == tensor.Float32 {
-		f()
-		return
-	}
-	amp.Autocast(dt, f)
-}
-
-// storeDTypes maps Config.FeatureStore to featstore's dtypes.
-var storeDTypes = map[string]tensor.DType{"float32": tensor.Float32, "float16": tensor.Float16,
-	"bfloat16": tensor.BFloat16, "int8": tensor.Int8}
 
 // keptDatasetBytes is the bytes of the dataset's tensors that the
 // configuration keeps: all node data and split ids, less "feat" when the
 // features live in a compressed store.
 func keptDatasetBytes(c *Config) int64 {
-	b := nodeDataBytes(c)
+	d := c.Dataset
+	var b int64
+	for _, name := range d.Graph.NDataNames() {
+		if name != "feat" {
+			b += d.Graph.NData(name).Nbytes()
+		}
+	}
+	for _, t := range []*tensor.Tensor{d.TrainIdx, d.ValIdx, d.TestIdx} {
+		if t != nil {
+			b += t.Nbytes()
+		}
+	}
 	if !c.Sampling || c.FeatureStore == "float32" {
 		b += c.Dataset.Graph.NData("feat").Nbytes()
 	}
 	return b
-}
-
-// newModule builds c's model as nn does (nn.GraphSAGE, nn.GCN or nn.GAT).
-func newModule(c *Config) nn.Module {
-	switch c.Model {
-	case "gcn":
-		return nn.NewGCN(nn.GCNOptions{InFeats: c.NumFeatures, OutFeats: c.NumClasses, HiddenFeats: c.HiddenFeats,
-			NumLayers: c.NumLayers, Dropout: c.Dropout, InputDropout: c.InputDropout, AllowZeroInDegree: true, Seed: c.Seed,
-			Checkpoint: c.Checkpoint})
-	case "gat":
-		return nn.NewGAT(nn.GATOptions{InFeats: c.NumFeatures, OutFeats: c.NumClasses, HiddenFeats: c.HiddenFeats,
-			NumLayers: c.NumLayers, NumHeads: c.NumHeads, NumOutHeads: c.NumOutHeads, FeatDrop: c.FeatDrop,
-			AttnDrop: c.AttnDrop, AllowZeroInDegree: true, Seed: c.Seed, Checkpoint: c.Checkpoint})
-	}
-	return nn.NewGraphSAGE(nn.SAGEOptions{InFeats: c.NumFeatures, OutFeats: c.NumClasses, HiddenFeats: c.HiddenFeats,
-		NumLayers: c.NumLayers, Aggregator: c.Aggregator, Dropout: c.Dropout, InputDropout: c.InputDropout, Seed: c.Seed,
-		Checkpoint: c.Checkpoint})
-}
-
-// newOptimizer builds c's optimizer over params.
-func newOptimizer(c *Config, params []*tensor.Tensor) optim.Optimizer {
-	switch c.Optimizer {
-	case "adamw":
-		return optim.NewAdamW(params, optim.AdamOptions{LR: 0.01})
-	case "sgd":
-		return optim.NewSGD(params, optim.SGDOptions{LR: 0.1})
-	case "sgd-momentum":
-		return optim.NewSGD(params, optim.SGDOptions{LR: 0.1, Momentum: 0.9})
-	}
-	return optim.NewAdam(params, optim.AdamOptions{LR: 0.01})
 }
 
 // settle collects garbage until the accounting stops changing: a
@@ -250,7 +149,7 @@ func settleN(stable int, pause time.Duration) {
 		runtime.GC()
 		<-fin
 		<-clean
-		cur := tensor.MemoryAllocated("cpu")
+		cur := accounted()
 		if cur == last {
 			if same++; same >= stable {
 				return
@@ -260,4 +159,10 @@ func settleN(stable int, pause time.Duration) {
 		}
 		last = cur
 	}
+}
+
+// accounted is the engine's accounting on the devices a run uses: the CPU
+// and the meta devices Predict runs on.
+func accounted() int64 {
+	return tensor.MemoryAllocated("cpu") + tensor.MemoryAllocated("meta") + tensor.MemoryAllocated("meta:cuda")
 }

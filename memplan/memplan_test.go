@@ -48,7 +48,7 @@ func dataset(t testing.TB, name string) *datasets.Dataset {
 }
 
 // TestPredictMatchesMeasured is the planner's acceptance test: on every
-// configuration the predicted TensorPeak is within 15% of the peak Measure
+// configuration the predicted TensorPeak is within 2% of the peak Measure
 // measures (in practice within a few tenths of a percent).
 func TestPredictMatchesMeasured(t *testing.T) {
 	type tc struct {
@@ -108,7 +108,7 @@ func TestPredictMatchesMeasured(t *testing.T) {
 		if p.Resident != m.Resident {
 			t.Errorf("%s on %s: predicted %d resident bytes, measured %d", cfg.Summary(), c.data, p.Resident, m.Resident)
 		}
-		if math.Abs(rel) > 0.15 {
+		if math.Abs(rel) > 0.02 {
 			t.Errorf("%s on %s: predicted %d bytes, measured %d (%+.1f%%)\n%s", cfg.Summary(), c.data, p.TensorPeak, m.TensorPeak, 100*rel, p)
 		}
 	}

@@ -14,7 +14,8 @@ import (
 // sampler's buffers, and the plain Go slices the engine's accounting does
 // not see (the graph's CSC/CSR/COO arrays, cached reverse adjacencies).
 // TensorPeak is the part the engine's accounting
-// sees: the value tensor.MaxMemoryAllocated("cpu") reaches, above what was
+// sees (on the GPU with Config.Device "cuda"): the value
+// tensor.MaxMemoryAllocated("cpu") reaches, above what was
 // allocated before the dataset, when garbage is collected as soon as it
 // appears (Measure measures exactly that). Neither includes the Go runtime's
 // overhead: with the default GOGC=100 the heap may grow to about twice the
@@ -43,8 +44,8 @@ type Plan struct {
 	Resident int64
 	// The breakdown of Peak, in bytes.
 	GraphStructure, Features, Parameters, Gradients, OptimizerState, Activations, Workspace int64
-	// PeakAt names the op during which the peak is reached, e.g.
-	// "backward of SpMM (layer 0)".
+	// PeakAt names the phase and the op during which the peak is reached,
+	// e.g. "backward: SpMM".
 	PeakAt string
 	// Blocks holds the largest sampled block of each layer, input layer
 	// first (nil for full-graph training).

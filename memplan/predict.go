@@ -1,166 +1,180 @@
 package memplan
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"weak"
+
+	"github.com/gnnrepl/gnnrepl/featstore"
+	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/internal/memwatch"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
-// fullSteps is the number of full-graph steps simulated: the first builds
-// the caches and the optimizer state, the second is the steady state.
+// fullSteps is the number of full-graph steps run: the first builds the
+// caches and the optimizer state, the second is the steady state.
 const fullSteps = 2
 
 // Predict returns the predicted peak memory of training c, in bytes, with
-// its breakdown at the peak, before anything runs. It replays the training
-// step symbolically (see Plan): every buffer the engine would allocate, in
-// order, with the lifetimes autograd gives them, over two full-graph steps
-// or the first DryRunBatches sampled batches. Sampled blocks are sized by a
-// dry run of the NeighborSampler on c.Dataset (the same batches a
-// DataLoader with c.Seed gives first), or in closed form without a Dataset
-// (see Config.Fanouts).
+// its breakdown at the peak, before anything is trained: it runs the real
+// model, optimizer, autocast and DataLoader of c on the meta device
+// (tensor's "meta", PyTorch's meta tensors), where every op makes the
+// allocations it makes on the CPU and computes nothing, and reads the
+// engine's accounting. Full-graph training runs two steps (the first
+// builds the caches and the optimizer state); with Sampling the
+// DataLoader samples the real graph for DryRunBatches steps (the batches
+// a DataLoader with c.Seed gives first, so the blocks are those Measure
+// trains on) and gathers meta features in their place.
 //
-// It returns an error wrapping ErrConfig naming the first invalid field, or
-// the sampler's error from the dry run.
+// Without a Dataset the graph is a uniform random one of NumNodes nodes
+// and NumEdges edges (each node NumEdges/NumNodes in-edges), built once
+// and kept while memory allows; its features are meta tensors of
+// FeatureDensity. With Device "cuda" the accounting is a CUDA device's
+// (tensor's "meta:cuda": blocks of the caching allocator), counting what
+// lives on the GPU: the model, its optimizer state, the batches (or the
+// full graph's features) and the activations.
+//
+// It returns an error wrapping ErrConfig naming the first invalid field,
+// or the DataLoader's error. Predict is not safe to run concurrently with
+// Measure or another Predict (they share the op hook).
 func Predict(c Config) (Plan, error) {
 	n, err := c.normalized()
 	if err != nil {
 		return Plan{}, err
 	}
-	var batches [][]BlockSize
-	if n.Sampling {
-		if batches, err = batchBlocks(&n); err != nil {
-			return Plan{}, err
-		}
+	p, err := predict(&n)
+	if err != nil {
+		return Plan{}, fmt.Errorf("memplan.Predict: %w", err)
 	}
-	return predict(n, batches), nil
+	return p, nil
 }
 
-// predict simulates the normalized config c on the given batches.
-func predict(c Config, batches [][]BlockSize) Plan {
-	s := &sim{layer: -1}
-	N, E, F := int64(c.NumNodes), int64(c.NumEdges), int64(c.NumFeatures)
-
-	// The dataset: structure (Go slices: edge lists and the in-edge
-	// adjacency the layers and the sampler read) and node data (tensors).
-	s.begin("dataset")
-	s.alloc(catGraph, graphBytes(&c), false)
-	s.alloc(catFeatures, featureStoreBytes(&c), true)
-	s.alloc(catFeatures, nodeDataBytes(&c), true)
-	feat := &tn{shape: []int64{N, F}, elem: 4}
-	feat.b = s.alloc(catFeatures, 0, true) // the feature matrix, counted above
-
-	// The model, the optimizer (whose state is plain slices, allocated by
-	// the first Step).
-	s.begin("model")
-	m := s.newModel(&c)
-	var paramBytes int64
-	for _, p := range m.params() {
-		paramBytes += p.b.bytes
+// predict runs the normalized c on the meta device.
+func predict(c *Config) (Plan, error) {
+	dev, watched := "meta", []string{"cpu", "meta"}
+	if c.Device == "cuda" {
+		dev, watched = "meta:cuda", []string{"meta:cuda"}
 	}
-	resident := s.liveCounted
-
-	if !c.Sampling {
-		s.begin("graph adjacency's reverse")
-		s.alloc(catGraph, adjBytes(N, E), false) // Adj.Reverse, built by the first backward and cached
-		if c.Model == "gcn" {
-			s.begin("graph out-adjacency (CSR)")
-			s.alloc(catGraph, adjBytes(N, E), false)
-		}
-		gs := make([]lgraph, c.NumLayers)
-		for i := range gs {
-			gs[i] = lgraph{ns: N, nd: N, e: E}
-		}
-		for step := 0; step < fullSteps; step++ {
-			s.step(m, gs, feat, int64(c.NumTrain), true)
-			if step == 0 {
-				s.optimizerState(&c, paramBytes)
-			}
-		}
-	} else {
-		s.begin("DataLoader seeds")
-		s.alloc(catWorkspace, int64(c.NumTrain)*8, true)
-		if len(batches) == 1 { // a second step reaches the steady state
-			batches = append(batches, batches[0])
-		}
-		if c.NumWorkers > 0 {
-			// Batches sampled ahead wait in the loader's queue: at most
-			// NumWorkers*PrefetchFactor of them, counted in full.
-			big := largestBlocks(batches)
-			for w := 0; w < c.NumWorkers*c.PrefetchFactor; w++ {
-				s.sampleAhead(&c, big)
-			}
-		}
-		var prev *batch
-		for i, bs := range batches {
-			s.zeroGrad(m)
-			b := s.sample(&c, bs, prev)
-			prev = b
-			gs := make([]lgraph, len(bs))
-			for l, x := range bs {
-				gs[l] = lgraph{ns: int64(x.NumSrcNodes), nd: int64(x.NumDstNodes), e: int64(x.NumEdges), id: 1 + i*len(bs) + l}
-			}
-			s.step(m, gs, b.x, int64(bs[len(bs)-1].NumDstNodes), false)
-			if i == 0 {
-				s.optimizerState(&c, paramBytes)
-			}
-		}
+	g, seeds, err := plannedGraph(c)
+	if err != nil {
+		return Plan{}, err
 	}
-	p := Plan{Config: c, Peak: s.peak, TensorPeak: s.peakCounted, Resident: resident, PeakAt: s.peakAt}
-	p.GraphStructure, p.Features, p.Parameters = s.peakBy[catGraph], s.peakBy[catFeatures], s.peakBy[catParams]
-	p.Gradients, p.OptimizerState = s.peakBy[catGrads], s.peakBy[catOptimizer]
-	p.Activations, p.Workspace = s.peakBy[catActivations], s.peakBy[catWorkspace]
-	if c.Sampling {
-		p.Blocks = largestBlocks(batches)
+	r := &runner{c: c, dev: dev, g: g, seeds: seeds}
+	var storeFeat *tensor.Tensor
+	if usesStore(c) {
+		// The store lives in host memory: a meta store on "meta" (counted
+		// for a CPU plan, not for a GPU one).
+		storeFeat = tensor.EmptyOn("meta", tensor.Float32, c.NumNodes, c.NumFeatures)
+	}
+	// The dataset's tensors exist before training: they are counted apart
+	// (keptBytes), as Measure counts the dataset it is given, unless they
+	// are copied to the GPU.
+	inputs := func() {
+		if c.Sampling {
+			return
+		}
+		r.feat = tensor.EmptyOn(dev, tensor.Float32, c.NumNodes, c.NumFeatures)
+		if c.FeatureDensity > 0 {
+			r.feat.SetMetaDensity(c.FeatureDensity)
+		}
+		r.labels = tensor.EmptyOn(dev, tensor.Int64, c.NumNodes)
+		r.trainIdx = tensor.EmptyOn(dev, tensor.Int64, c.NumTrain)
+	}
+	if dev == "meta" {
+		inputs()
+	}
+	settleQuiet()
+	w := memwatch.Start(watched...)
+	defer w.Stop()
+	r.w = w
+	w.SetPhase(phData)
+	if dev != "meta" {
+		inputs()
+	}
+	if storeFeat != nil {
+		st, err := featstore.NewMeta(storeFeat, storeDTypes[c.FeatureStore])
+		if err != nil {
+			return Plan{}, err
+		}
+		defer st.Close()
+		r.store = st
+	}
+	steps := fullSteps
+	if c.Sampling && c.Dataset != nil {
+		steps = c.DryRunBatches
+	} else if c.Sampling {
+		steps = min(c.DryRunBatches, 2) // the random graph's batches are alike
+	}
+	if err := r.run(steps); err != nil {
+		return Plan{}, err
+	}
+	return r.plan(), nil
+}
+
+// plan turns the run's accounting into a Plan.
+func (r *runner) plan() Plan {
+	c := r.c
+	snap, _ := r.w.Peak()
+	kept := int64(0)
+	if r.dev == "meta" {
+		kept = keptBytes(c)
+	}
+	var queued int64
+	if c.Sampling && c.NumWorkers > 0 {
+		// Batches sampled ahead wait in the loader's queue: at most
+		// NumWorkers*PrefetchFactor of them, each counted as the largest.
+		queued = int64(c.NumWorkers*c.PrefetchFactor) * r.maxBatch
+	}
+	p := Plan{Config: *c, TensorPeak: snap.Live + kept + queued, Resident: r.resident + kept, Blocks: r.largest}
+	p.Parameters = snap.ByPhase[phModel]
+	p.OptimizerState = snap.ByPhase[phStep]
+	p.Activations = snap.ByPhase[phForward]
+	p.Gradients = min(r.peakGrads, snap.ByPhase[phBackward])
+	batchX := min(r.peakBatchX, snap.ByPhase[phSample])
+	var storeBytes int64
+	if r.store != nil && r.dev == "meta" {
+		storeBytes = min(r.store.Bytes(), snap.Counted)
+	}
+	p.Features = kept + snap.ByPhase[phData] + batchX + storeBytes + queued
+	structure := r.structureBytes()
+	p.GraphStructure = structure + snap.ByPhase[phSample] - batchX + snap.Counted - storeBytes
+	p.Peak = p.TensorPeak + structure
+	p.Workspace = p.Peak - (p.GraphStructure + p.Features + p.Parameters + p.Gradients + p.OptimizerState + p.Activations)
+	if p.Workspace < 0 { // counted buffers released that the watcher saw made elsewhere
+		p.GraphStructure += p.Workspace
+		p.Workspace = 0
+	}
+	p.PeakAt = phaseNames[min(r.peakPhase, len(phaseNames)-1)]
+	if r.peakAt != "" {
+		p.PeakAt += ": " + r.peakAt
 	}
 	return p
 }
 
-// step simulates one training step on the layer graphs gs: zero_grad,
-// forward (under autocast when c.DType is low), the loss (full graph:
-// nn.MaskedCrossEntropy over the rows training rows; blocks:
-// tensor.CrossEntropy over the seeds) and backward. The optimizer's step
-// updates in place.
-func (s *sim) step(m *model, gs []lgraph, x *tn, rows int64, full bool) {
-	s.zeroGrad(m)
-	if m.c.DType != tensor.Float32 {
-		s.ac = low // amp.Autocast around the forward pass and the loss
+// structureBytes is the memory the accounting does not see: the graph's
+// arrays (plain Go slices) and the reversed adjacencies the first backward
+// builds and caches (tensor.Adj.Reverse), of the full graph or of each
+// layer's largest block; for a GPU plan, the adjacencies copied to the
+// device instead.
+func (r *runner) structureBytes() int64 {
+	c := r.c
+	n, e := int64(c.NumNodes), int64(c.NumEdges)
+	var b int64
+	if r.dev == "meta" {
+		b = graphBytes(c)
 	}
-	logits := s.forward(m, gs, x)
-	var loss *tn
-	if full {
-		// nn.MaskedCrossEntropy: the training rows of the logits and of the
-		// labels, then cross-entropy.
-		sel := s.indexSelect(logits, rows)
-		s.begin("IndexSelect labels")
-		y := s.newT(catWorkspace, 8, true, rows)
-		loss = s.crossEntropy(sel)
-		s.drop(sel, y)
-	} else {
-		loss = s.crossEntropy(logits)
-	}
-	s.ac = 0
-	s.backward(loss)
-	s.drop(loss, logits)
-}
-
-// zeroGrad is opt.ZeroGrad(): the gradients are set to none.
-func (s *sim) zeroGrad(m *model) {
-	for _, p := range m.params() {
-		if p.grad != nil {
-			s.unref(p.grad.b)
-			p.grad = nil
+	if !c.Sampling {
+		b += adjBytes(n, e) // the reverse (CPU) or the device copy (GPU)
+		if c.Model == "gcn" {
+			b += adjBytes(n, e) // the out-adjacency (CSR) for the degree norm
 		}
+		return b
 	}
-}
-
-// optimizerState allocates the optimizer's per-parameter buffers (counted
-// by the engine's accounting), made by the first Step.
-func (s *sim) optimizerState(c *Config, paramBytes int64) {
-	s.begin("optimizer state")
-	switch c.Optimizer {
-	case "adam", "adamw":
-		s.alloc(catOptimizer, 2*paramBytes, true)
-	case "sgd-momentum":
-		s.alloc(catOptimizer, paramBytes, true)
+	for _, x := range r.largest {
+		b += adjBytes(int64(x.NumSrcNodes), int64(x.NumEdges))
 	}
+	return b
 }
 
 // adjBytes is the size of a compressed adjacency with edge ids (indptr,
@@ -186,116 +200,113 @@ func graphBytes(c *Config) int64 {
 	return adjBytes(n, e) + 2*e*8
 }
 
-// featureStoreBytes is the size of the stored node features.
-func featureStoreBytes(c *Config) int64 {
-	n, f := int64(c.NumNodes), int64(c.NumFeatures)
-	if !c.Sampling {
-		return n * f * 4
-	}
-	switch c.FeatureStore {
-	case "float16", "bfloat16":
-		return n * f * 2
-	case "int8":
-		return n*f + n*8 // values and a float32 scale and zero point per row
-	}
-	return n * f * 4
-}
-
-// nodeDataBytes is the size of the dataset's other tensors: labels, the
-// three masks and the split ids.
-func nodeDataBytes(c *Config) int64 {
-	if d := c.Dataset; d != nil {
-		var b int64
-		for _, name := range d.Graph.NDataNames() {
-			if name != "feat" {
-				b += d.Graph.NData(name).Nbytes()
-			}
-		}
-		for _, t := range []*tensor.Tensor{d.TrainIdx, d.ValIdx, d.TestIdx} {
-			if t != nil {
-				b += t.Nbytes()
-			}
-		}
-		return b
+// keptBytes is the bytes of the dataset's tensors a configuration keeps
+// (keptDatasetBytes with a Dataset; without one, the float32 features and
+// the node data a Planetoid-style dataset has: int64 labels, three bool
+// masks and the int64 training ids).
+func keptBytes(c *Config) int64 {
+	if c.Dataset != nil {
+		return keptDatasetBytes(c)
 	}
 	n := int64(c.NumNodes)
-	return n*8 + 3*n + n*8
-}
-
-// largestBlocks returns, per layer, the largest block of the batches.
-func largestBlocks(batches [][]BlockSize) []BlockSize {
-	out := append([]BlockSize(nil), batches[0]...)
-	for _, bs := range batches[1:] {
-		for l, b := range bs {
-			if b.NumEdges > out[l].NumEdges || b.NumEdges == out[l].NumEdges && b.NumSrcNodes > out[l].NumSrcNodes {
-				out[l] = b
-			}
-		}
+	b := n*8 + 3*n + int64(c.NumTrain)*8
+	if !usesStore(c) || c.FeatureStore == "float32" {
+		b += n * int64(c.NumFeatures) * 4
 	}
-	return out
-}
-
-// batch is a sampled minibatch as the DataLoader holds it: its blocks'
-// arrays, the gathered input features and labels.
-type batch struct {
-	bufs []*blk
-	x, y *tn
-}
-
-func (s *sim) dropBatch(b *batch) {
-	if b == nil {
-		return
-	}
-	for _, x := range b.bufs {
-		s.unref(x)
-	}
-	s.drop(b.x, b.y)
-}
-
-// sampleAhead allocates a batch that a loader worker sampled ahead (held
-// until the end).
-func (s *sim) sampleAhead(c *Config, bs []BlockSize) {
-	s.begin("batches sampled ahead (DataLoader workers)")
-	for l := range bs {
-		ns, nd, e := int64(bs[l].NumSrcNodes), int64(bs[l].NumDstNodes), int64(bs[l].NumEdges)
-		s.alloc(catGraph, (nd+1+2*e+ns)*8, true)
-	}
-	s.newT(catFeatures, gatherElem(c), true, int64(bs[0].NumSrcNodes), int64(c.NumFeatures))
-	s.newT(catFeatures, 8, true, int64(bs[len(bs)-1].NumDstNodes))
-}
-
-// sample simulates DataLoader.Next: the sampler's workspace (a relabelling
-// marker per graph node and the source-node buffer), each block's arrays,
-// then the input features and the labels gathered for the batch. The
-// previous batch stays referenced by the loader until Next returns.
-func (s *sim) sample(c *Config, bs []BlockSize, prev *batch) *batch {
-	s.begin("sampling (DataLoader.Next)")
-	ns0 := int64(bs[0].NumSrcNodes)
-	ws := s.alloc(catWorkspace, int64(c.NumNodes)*4+ns0*8, true)
-	b := &batch{}
-	for l := len(bs) - 1; l >= 0; l-- {
-		ns, nd, e := int64(bs[l].NumSrcNodes), int64(bs[l].NumDstNodes), int64(bs[l].NumEdges)
-		// indptr, indices, edge ids and source ids (the last two as the
-		// block's tensors). Backward adds the block's reversed adjacency
-		// (Adj.Reverse, plain slices), cached with the block; it is counted
-		// here, with the block.
-		b.bufs = append(b.bufs, s.alloc(catGraph, (nd+1+2*e+ns)*8, true),
-			s.alloc(catGraph, adjBytes(ns, e), false))
-	}
-	f := int64(c.NumFeatures)
-	s.begin("gather batch features")
-	b.x = s.newT(catFeatures, gatherElem(c), true, ns0, f) // a store decodes its rows straight into the gather dtype
-	b.y = s.newT(catFeatures, 8, true, int64(bs[len(bs)-1].NumDstNodes))
-	s.dropBatch(prev)
-	s.unref(ws)
 	return b
 }
 
-// gatherElem is the element size of a batch's gathered input features:
-// float32, or 2 bytes with a low StoreGatherDType.
-func gatherElem(c *Config) int64 {
-	if c.StoreGatherDType != tensor.Float32 {
-		return 2
+// storeBytes is what the feature store of c takes beyond the dataset's
+// tensor (featstore's own count, through a Meta store).
+func storeBytes(c *Config) int64 {
+	if !usesStore(c) {
+		return 0
 	}
-	return f32
+	st, err := featstore.NewMeta(tensor.EmptyOn("meta", tensor.Float32, c.NumNodes, c.NumFeatures), storeDTypes[c.FeatureStore])
+	if err != nil {
+		return 0
+	}
+	defer st.Close()
+	return st.Bytes()
+}
+
+// plannedGraph returns the graph and the sampling seeds of c: the
+// Dataset's, or a uniform random graph of c's counts with meta node data.
+func plannedGraph(c *Config) (*graph.Graph, *tensor.Tensor, error) {
+	if d := c.Dataset; d != nil {
+		seeds := d.TrainIdx
+		if seeds == nil || seeds.Numel() != c.NumTrain {
+			seeds = spreadIDs(c.NumTrain, c.NumNodes)
+		}
+		return d.Graph, seeds, nil
+	}
+	g, err := syntheticGraph(c.NumNodes, c.NumEdges)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.Sampling {
+		// The features and labels the loader gathers: meta, shapes only
+		// (set anew on the shared graph each time; Predict runs alone).
+		feat := tensor.EmptyOn("meta", tensor.Float32, c.NumNodes, c.NumFeatures)
+		if c.FeatureDensity > 0 {
+			feat.SetMetaDensity(c.FeatureDensity)
+		}
+		if err := g.SetNData("feat", feat); err != nil {
+			return nil, nil, err
+		}
+		if err := g.SetNData("label", tensor.EmptyOn("meta", tensor.Int64, c.NumNodes)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return g, spreadIDs(c.NumTrain, c.NumNodes), nil
+}
+
+// spreadIDs returns k node ids spread evenly over [0, n).
+func spreadIDs(k, n int) *tensor.Tensor {
+	ids := make([]int64, k)
+	for i := range ids {
+		ids[i] = int64(i) * int64(n) / int64(k)
+	}
+	return tensor.FromInt64(ids, k)
+}
+
+// synthetic keeps the last uniform random graph (weakly: the collector
+// may reclaim it), since Suggest plans the same counts many times.
+var synthetic struct {
+	sync.Mutex
+	n, e int
+	g    weak.Pointer[graph.Graph]
+}
+
+// syntheticGraph returns a graph of n nodes and e edges, each node with
+// e/n in-edges (the first e%n one more) from uniformly random sources
+// (a fixed seed).
+func syntheticGraph(n, e int) (*graph.Graph, error) {
+	synthetic.Lock()
+	defer synthetic.Unlock()
+	if synthetic.n == n && synthetic.e == e {
+		if g := synthetic.g.Value(); g != nil {
+			return g, nil
+		}
+	}
+	indptr := make([]int64, n+1)
+	per, extra := e/n, e%n
+	for v := 0; v < n; v++ {
+		d := per
+		if v < extra {
+			d++
+		}
+		indptr[v+1] = indptr[v] + int64(d)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	indices := make([]int64, e)
+	for i := range indices {
+		indices[i] = int64(rng.Uint64N(uint64(n)))
+	}
+	g, err := graph.NewFromCSC(n, indptr, indices, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	synthetic.n, synthetic.e, synthetic.g = n, e, weak.Make(g)
+	return g, nil
 }

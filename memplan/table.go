@@ -139,9 +139,7 @@ func timeEpoch(row *Row, n Config, maxBatches int) error {
 		row.Resident += p.Nbytes()
 	}
 	row.Resident += keptDatasetBytes(&n)
-	if n.Sampling && n.FeatureStore != "float32" {
-		row.Resident += featureStoreBytes(&n) // the compressed store replaces "feat"
-	}
+	row.Resident += storeBytes(&n) // a compressed store replaces "feat"
 
 	// step runs one training step on logits from forward; with measure it
 	// records the activations kept for backward.
