@@ -174,3 +174,39 @@ func readPairs(path string, want, n int) ([]int64, error) {
 	}
 	return out, nil
 }
+
+// PairGraph returns the graph over the dataset's NumNodes nodes with one
+// edge u -> v per row of pairs, an (M, 2) int64 tensor of node ids such
+// as TestPos or TestNeg, in row order: the pair graph to score with a
+// link predictor (nn.DotPredictor) on node representations of the whole
+// graph. Errors name the argument: pairs that are nil, not (M, 2) int64,
+// or hold a node id outside [0, NumNodes).
+func (d *LinkDataset) PairGraph(pairs *tensor.Tensor) (*graph.Graph, error) {
+	const op = "datasets.LinkDataset.PairGraph"
+	if pairs == nil {
+		return nil, fmt.Errorf("%s: pairs is nil: %w", op, ErrArgument)
+	}
+	if pairs.DType() != tensor.Int64 || pairs.Dim() != 2 || pairs.Size(1) != 2 {
+		return nil, fmt.Errorf("%s: pairs must be (M, 2) int64 node ids, got %s %v: %w", op, pairs.DType(), pairs.Shape(), ErrArgument)
+	}
+	if pairs.Device() != "cpu" {
+		var err error
+		if pairs, err = pairs.To("cpu"); err != nil {
+			return nil, fmt.Errorf("%s: copying pairs to the cpu: %w", op, err)
+		}
+	}
+	p := pairs.Int64s()
+	m := len(p) / 2
+	src, dst := make([]int64, m), make([]int64, m)
+	for i := 0; i < m; i++ {
+		src[i], dst[i] = p[2*i], p[2*i+1]
+		if u := max(src[i], dst[i]); min(src[i], dst[i]) < 0 || u >= int64(d.NumNodes) {
+			return nil, fmt.Errorf("%s: pairs row %d (%d, %d) holds a node id outside [0, %d): %w", op, i, src[i], dst[i], d.NumNodes, ErrArgument)
+		}
+	}
+	g, err := graph.New(d.NumNodes, src, dst)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return g, nil
+}

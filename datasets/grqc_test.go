@@ -4,8 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
 func TestCaGrQc(t *testing.T) {
@@ -117,5 +120,29 @@ func TestCaGrQcBadFiles(t *testing.T) {
 	os.Remove(filepath.Join(dir, "CA-GrQc_test_neg.txt"))
 	if _, err := LoadCaGrQc(dir); !errors.Is(err, ErrMissing) || !strings.Contains(err.Error(), "CA-GrQc_test_neg.txt") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestLinkDatasetPairGraph(t *testing.T) {
+	d := &LinkDataset{Name: "x", NumNodes: 4}
+	g, err := d.PairGraph(tensor.FromInt64([]int64{0, 1, 3, 2, 1, 1}, 3, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, dst := g.Edges()
+	if g.NumNodes() != 4 || !slices.Equal(s.Int64s(), []int64{0, 3, 1}) || !slices.Equal(dst.Int64s(), []int64{1, 2, 1}) {
+		t.Errorf("pair graph %v: %v %v", g, s, dst)
+	}
+	for _, c := range []struct {
+		p    *tensor.Tensor
+		want string
+	}{
+		{nil, "pairs is nil"},
+		{tensor.FromInt64([]int64{0, 1, 2}, 1, 3), "pairs must be (M, 2) int64 node ids, got int64 [1 3]"},
+		{tensor.FromInt64([]int64{0, 1, 2, 4}, 2, 2), "pairs row 1 (2, 4) holds a node id outside [0, 4)"},
+	} {
+		if _, err := d.PairGraph(c.p); !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
 	}
 }
