@@ -21,7 +21,10 @@
 // same node therefore gets the same neighbours in an epoch whatever batch it
 // is in, whatever the batch size, the shuffle order or NumWorkers. The
 // DataLoader derives epochSeed from LoaderOptions.Seed and the epoch number,
-// so every epoch draws fresh samples.
+// so every epoch draws fresh samples. With excluded edges (the edge
+// DataLoader's Exclude), only the nodes that hold an excluded edge draw
+// differently: from their remaining edges, with the same stream. The
+// negatives of an edge e are drawn from a stream keyed by (epochSeed, e).
 //
 // # Buffers and parallelism
 //

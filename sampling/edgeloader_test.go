@@ -214,6 +214,25 @@ func TestSampleBlocksExcluding(t *testing.T) {
 			t.Fatalf("%v: exclusion marks leaked into a later call", s)
 		}
 	}
+	// The parallel picking gives the same sample.
+	s := NeighborSampler{Fanouts: []int{5, 3}}
+	seq, err := s.SampleBlocksExcluding(g, rangeIDs(0, 400), 2, excl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func(pe int64, mp int) { parallelEdges, maxProcs = pe, mp }(parallelEdges, maxProcs)
+		parallelEdges, maxProcs = 64, 3
+		par, err := s.SampleBlocksExcluding(g, rangeIDs(0, 400), 2, excl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for l := range seq {
+			if !slices.Equal(seq[l].EIDs().Int64s(), par[l].EIDs().Int64s()) || !slices.Equal(seq[l].SrcNodeIDs(), par[l].SrcNodeIDs()) {
+				t.Fatalf("block %d differs between sequential and parallel picking", l)
+			}
+		}
+	}()
 	if _, err := (NeighborSampler{Fanouts: []int{2}}).SampleBlocksExcluding(g, seeds, 1, []int64{int64(g.NumEdges())}); !errors.Is(err, ErrArgument) ||
 		!strings.Contains(err.Error(), "excluded edge id 6000 (position 0) is outside [0, 6000)") {
 		t.Errorf("bad excluded id: %v", err)
