@@ -13,6 +13,16 @@
 // graph's id of each source node (SrcData(graph.NID), SrcNodeIDs) and of
 // each edge (EData(graph.EID), EIDs).
 //
+// # Link prediction
+//
+// NewEdgeDataLoader batches edge ids instead of nodes (DGL's DataLoader
+// over as_edge_prediction_sampler): each batch has a positive pair graph
+// (the batch's edges), a negative pair graph (a NegativeSampler's pairs:
+// PerSourceUniform(k), GlobalUniform(k)), both over the batch's compacted
+// nodes, and the blocks of those nodes, sampled without the batch's edges
+// (Exclude "self") or without them and their reverses ("reverse_id", with
+// ReverseEIDs) through an ExcludingSampler such as NeighborSampler.
+//
 // # Randomness
 //
 // Sampling is deterministic and independent of batching and of the number
