@@ -183,6 +183,9 @@ func readPairs(path string, want, n int) ([]int64, error) {
 // or hold a node id outside [0, NumNodes).
 func (d *LinkDataset) PairGraph(pairs *tensor.Tensor) (*graph.Graph, error) {
 	const op = "datasets.LinkDataset.PairGraph"
+	if d == nil {
+		return nil, fmt.Errorf("%s: the dataset is nil: %w", op, ErrArgument)
+	}
 	if pairs == nil {
 		return nil, fmt.Errorf("%s: pairs is nil: %w", op, ErrArgument)
 	}
