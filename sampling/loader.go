@@ -296,7 +296,8 @@ func (dl *DataLoader) Len() int {
 	return (n + b - 1) / b
 }
 
-// NumSeeds returns the number of seed nodes.
+// NumSeeds returns the number of seed nodes (of edge ids for an edge
+// DataLoader).
 func (dl *DataLoader) NumSeeds() int { return len(dl.src.seeds) }
 
 // Options returns the options in use, defaults filled in.
