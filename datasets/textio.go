@@ -22,6 +22,9 @@ type dataFile struct {
 	pre  *prefetcher
 	r    *bufio.Reader
 	line int // number of the line last returned by next
+	// noEOL is set when the line last returned by next had no line
+	// ending (the file's last line, cut or written without one).
+	noEOL bool
 }
 
 // openData opens path for reading; a missing file is an error wrapping
@@ -158,14 +161,20 @@ func (d *dataFile) next() ([]byte, error) {
 		return nil, io.EOF
 	}
 	d.line++
+	d.noEOL = true
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
+		d.noEOL = false
 	}
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
 	return line, nil
 }
+
+// atEOFWithoutNewline reports whether the line last returned by next
+// ended the file without a line ending.
+func (d *dataFile) atEOFWithoutNewline() bool { return d.noEOL }
 
 // errorf returns an error wrapping ErrFormat that names the file and the
 // current line.

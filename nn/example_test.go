@@ -81,3 +81,21 @@ func ExampleELU() {
 	// [-0.6321 0.0000 2.0000]
 	// [-0.0100 0.0000 2.0000]
 }
+
+// Scoring the edges of a pair graph with the dot product of their
+// endpoints' representations (DGL's u_dot_v) and training against
+// negative pairs with the BCE loss of DGL's link-prediction examples.
+func ExampleDotPredictor() {
+	h := tensor.FromFloat32([]float32{1, 0, 0.5, 0.5, 0, 1}, 3, 2).SetRequiresGrad(true)
+	pos, _ := graph.New(3, []int64{0, 1}, []int64{1, 2}) // positive pairs 0-1, 1-2
+	neg, _ := graph.New(3, []int64{0}, []int64{2})       // negative pair 0-2
+	pred := nn.NewDotPredictor()
+	ps, ns := pred.Forward(pos, h), pred.Forward(neg, h)
+	loss := nn.LinkBCELoss(ps, ns)
+	loss.Backward()
+	fmt.Println(ps.Float32s(), ns.Float32s())
+	fmt.Printf("loss %.4f\n", loss.Item())
+	// Output:
+	// [0.5 0.5] [0]
+	// loss 0.5471
+}

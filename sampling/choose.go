@@ -16,8 +16,23 @@ type layerSpec struct {
 	probName string      // edge data name of weights, for errors
 	fanout   int         // -1: all neighbours
 	replace  bool
-	key      uint64 // layerKey(epochSeed, layer)
+	key      uint64     // layerKey(epochSeed, layer)
+	excl     *exclusion // edges removed before sampling, or nil
 }
+
+// exclusion is a set of parent edge ids removed from the graph before
+// sampling (DGL's exclude_eids): a bit per edge, and a bit per node whose
+// adjacency list holds an excluded edge, so that the other nodes are
+// sampled exactly as without exclusion.
+type exclusion struct {
+	edges, nodes []uint64
+}
+
+func (x *exclusion) edge(e int64) bool { return x.edges[e>>6]&(1<<(e&63)) != 0 }
+func (x *exclusion) node(v int64) bool { return x.nodes[v>>6]&(1<<(v&63)) != 0 }
+
+// affects reports whether node v has an excluded edge.
+func (c *layerSpec) affects(v int64) bool { return c.excl != nil && c.excl.node(v) }
 
 // capacity returns the most edges choose can return for a node of degree d.
 func (c *layerSpec) capacity(d int64) int64 {
@@ -62,6 +77,9 @@ func (c *layerSpec) choose(ws *scratch, v int64, nbr, eid []int64) (int, error) 
 	if d == 0 {
 		return 0, nil
 	}
+	if c.weights == nil && c.affects(v) {
+		return c.chooseExcluding(ws, v, lo, hi, nbr, eid), nil
+	}
 	all := c.fanout < 0 || (!c.replace && int64(c.fanout) >= d)
 	if c.weights == nil {
 		if all {
@@ -75,40 +93,7 @@ func (c *layerSpec) choose(ws *scratch, v int64, nbr, eid []int64) (int, error) 
 			}
 			return int(d), nil
 		}
-		st := nodeStream(c.key, v)
-		k := int64(c.fanout)
-		var pos []int64
-		switch {
-		case c.replace:
-			pos = growInt64(ws.pos, int(k))
-			for i := range pos {
-				pos[i] = st.intn(d)
-			}
-		case 2*k >= d: // partial Fisher–Yates over [0, d)
-			pos = growInt64(ws.pos, int(d))
-			for i := range pos {
-				pos[i] = int64(i)
-			}
-			for i := int64(0); i < k; i++ {
-				j := i + st.intn(d-i)
-				pos[i], pos[j] = pos[j], pos[i]
-			}
-			pos = pos[:k]
-		default: // Floyd's algorithm, kept sorted
-			pos = growInt64(ws.pos, int(k))[:0]
-			for j := d - k; j < d; j++ {
-				t := st.intn(j + 1)
-				if i, found := slices.BinarySearch(pos, t); found {
-					pos = append(pos, j) // j exceeds every earlier pick
-				} else {
-					pos = slices.Insert(pos, i, t)
-				}
-			}
-		}
-		ws.pos = pos[:0]
-		if c.replace || 2*k >= d {
-			slices.Sort(pos)
-		}
+		pos := c.uniformPositions(ws, v, d)
 		emitPos(a, lo, hi, pos, nbr, eid)
 		return len(pos), nil
 	}
@@ -122,6 +107,77 @@ func (c *layerSpec) choose(ws *scratch, v int64, nbr, eid []int64) (int, error) 
 		}
 	}
 	return c.chooseWeighted(ws, v, lo, d, all, emit)
+}
+
+// uniformPositions draws the sorted offsets in [0, d) of node v's fanout
+// picks (d > fanout >= 0 without replacement, any d > 0 with it) from v's
+// stream; the slice is ws.pos's storage.
+func (c *layerSpec) uniformPositions(ws *scratch, v, d int64) []int64 {
+	st := nodeStream(c.key, v)
+	k := int64(c.fanout)
+	var pos []int64
+	switch {
+	case c.replace:
+		pos = growInt64(ws.pos, int(k))
+		for i := range pos {
+			pos[i] = st.intn(d)
+		}
+	case 2*k >= d: // partial Fisher–Yates over [0, d)
+		pos = growInt64(ws.pos, int(d))
+		for i := range pos {
+			pos[i] = int64(i)
+		}
+		for i := int64(0); i < k; i++ {
+			j := i + st.intn(d-i)
+			pos[i], pos[j] = pos[j], pos[i]
+		}
+		pos = pos[:k]
+	default: // Floyd's algorithm, kept sorted
+		pos = growInt64(ws.pos, int(k))[:0]
+		for j := d - k; j < d; j++ {
+			t := st.intn(j + 1)
+			if i, found := slices.BinarySearch(pos, t); found {
+				pos = append(pos, j) // j exceeds every earlier pick
+			} else {
+				pos = slices.Insert(pos, i, t)
+			}
+		}
+	}
+	ws.pos = pos[:0]
+	if c.replace || 2*k >= d {
+		slices.Sort(pos)
+	}
+	return pos
+}
+
+// chooseExcluding is uniform choose for a node with excluded edges: the
+// picks are drawn, by the same algorithm and stream, from the node's
+// remaining edges as if the excluded ones were not in the graph.
+func (c *layerSpec) chooseExcluding(ws *scratch, v, lo, hi int64, nbr, eid []int64) int {
+	a := c.adj
+	cand := ws.cand[:0]
+	for p := lo; p < hi; p++ {
+		if !c.excl.edge(eidAt(a, p)) {
+			cand = append(cand, p)
+		}
+	}
+	ws.cand = cand[:0]
+	d := int64(len(cand))
+	if d == 0 {
+		return 0
+	}
+	if c.fanout < 0 || (!c.replace && int64(c.fanout) >= d) {
+		for j, p := range cand {
+			nbr[j], eid[j] = a.Indices[p], eidAt(a, p)
+		}
+		return int(d)
+	}
+	pos := c.uniformPositions(ws, v, d)
+	for j, off := range pos {
+		p := cand[off]
+		nbr[j], eid[j] = a.Indices[p], eidAt(a, p)
+	}
+	return len(pos)
 }
 
 // emitPos writes the neighbours and parent edge ids at adjacency offsets
@@ -145,6 +201,7 @@ func emitPos(a *tensor.Adj, lo, hi int64, pos, nbr, eid []int64) {
 // chooseWeighted is choose with per-edge weights.
 func (c *layerSpec) chooseWeighted(ws *scratch, v, lo, d int64, all bool, emit func(int, int64)) (int, error) {
 	a, w := c.adj, c.weights
+	excluding := c.affects(v)
 	weight := func(off int64) (float32, error) {
 		e := lo + off
 		if a.EIDs != nil {
@@ -153,6 +210,9 @@ func (c *layerSpec) chooseWeighted(ws *scratch, v, lo, d int64, all bool, emit f
 		x := w[e]
 		if !validWeight(x) {
 			return 0, c.weightError(e)
+		}
+		if excluding && c.excl.edge(e) {
+			return 0, nil // an excluded edge is never picked, as weight 0
 		}
 		return x, nil
 	}
@@ -273,4 +333,12 @@ func heapDown(keys []float64, pos []int64, i int) {
 		pos[m], pos[i] = pos[i], pos[m]
 		i = m
 	}
+}
+
+// eidAt returns the parent edge id stored at adjacency position p.
+func eidAt(a *tensor.Adj, p int64) int64 {
+	if a.EIDs == nil {
+		return p
+	}
+	return a.EIDs[p]
 }

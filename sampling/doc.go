@@ -13,6 +13,16 @@
 // graph's id of each source node (SrcData(graph.NID), SrcNodeIDs) and of
 // each edge (EData(graph.EID), EIDs).
 //
+// # Link prediction
+//
+// NewEdgeDataLoader batches edge ids instead of nodes (DGL's DataLoader
+// over as_edge_prediction_sampler): each batch has a positive pair graph
+// (the batch's edges), a negative pair graph (a NegativeSampler's pairs:
+// PerSourceUniform(k), GlobalUniform(k)), both over the batch's compacted
+// nodes, and the blocks of those nodes, sampled without the batch's edges
+// (Exclude "self") or without them and their reverses ("reverse_id", with
+// ReverseEIDs) through an ExcludingSampler such as NeighborSampler.
+//
 // # Randomness
 //
 // Sampling is deterministic and independent of batching and of the number
@@ -21,7 +31,10 @@
 // same node therefore gets the same neighbours in an epoch whatever batch it
 // is in, whatever the batch size, the shuffle order or NumWorkers. The
 // DataLoader derives epochSeed from LoaderOptions.Seed and the epoch number,
-// so every epoch draws fresh samples.
+// so every epoch draws fresh samples. With excluded edges (the edge
+// DataLoader's Exclude), only the nodes that hold an excluded edge draw
+// differently: from their remaining edges, with the same stream. The
+// negatives of an edge e are drawn from a stream keyed by (epochSeed, e).
 //
 // # Buffers and parallelism
 //

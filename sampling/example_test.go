@@ -64,3 +64,48 @@ func Example() {
 	//   block 1: 4 src -> 2 dst, 4 edges
 	//   feat [6 3]
 }
+
+// An edge DataLoader for link prediction over a ring of 6 nodes stored in
+// both directions (edge e and e+6 are reverses): batches of 2 training
+// edges, their positive and negative pair graphs over the batch's nodes,
+// and blocks sampled without the batch's edges and their reverses, as
+// DGL's
+//
+//	sampler = dgl.dataloading.as_edge_prediction_sampler(
+//	    dgl.dataloading.NeighborSampler([2]), exclude="reverse_id",
+//	    reverse_eids=reverse_eids,
+//	    negative_sampler=dgl.dataloading.negative_sampler.PerSourceUniform(1))
+//	loader = dgl.dataloading.DataLoader(g, train_eids, sampler, batch_size=2)
+func ExampleNewEdgeDataLoader() {
+	const n = 6
+	src, dst, rev := make([]int64, 2*n), make([]int64, 2*n), make([]int64, 2*n)
+	for v := int64(0); v < n; v++ {
+		src[v], dst[v], src[v+n], dst[v+n] = v, (v+1)%n, (v+1)%n, v
+		rev[v], rev[v+n] = v+n, v
+	}
+	g, err := graph.New(n, src, dst)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sampler := sampling.AsEdgePredictionSampler(sampling.NeighborSampler{Fanouts: []int{2}},
+		sampling.EdgePredictionOptions{Exclude: "reverse_id", ReverseEIDs: tensor.FromInt64(rev), NegativeSampler: sampling.PerSourceUniform(1)})
+	loader, err := sampling.NewEdgeDataLoader(g, tensor.FromInt64([]int64{0, 1, 2, 3}), sampler, sampling.LoaderOptions{BatchSize: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer loader.Close()
+	for loader.Next() {
+		pair, neg := loader.PairGraph(), loader.NegPairGraph()
+		fmt.Printf("edges %v: %d positive and %d negative pairs over nodes %v, %d sampled edges\n",
+			pair.EData(graph.EID).Int64s(), pair.NumEdges(), neg.NumEdges(), loader.OutputNodes().Int64s()[:3],
+			loader.Blocks()[0].NumEdges())
+	}
+	if err := loader.Err(); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// edges [0 1]: 2 positive and 2 negative pairs over nodes [0 1 2], 4 sampled edges
+	// edges [2 3]: 2 positive and 2 negative pairs over nodes [2 3 4], 2 sampled edges
+}

@@ -121,6 +121,9 @@ type source struct {
 	stores     []featstore.Store // the stores, as storeNames
 	labels     []*tensor.Tensor
 	edgeFeats  []*tensor.Tensor
+	// edge is set for an edge DataLoader (NewEdgeDataLoader): seeds are
+	// then edge ids.
+	edge *edgeSpec
 }
 
 // control lets the DataLoader's cleanup stop the running pipeline.
@@ -155,6 +158,7 @@ type batchResult struct {
 	blocks        []*graph.Block
 	input, lastIn *tensor.Tensor // source ids of the first and last block
 	output        *tensor.Tensor // made from lastIn on first use
+	pair, negPair *graph.Graph   // an edge DataLoader's pair graphs
 }
 
 // NewDataLoader returns a DataLoader over the seed nodes of g that samples
@@ -187,7 +191,7 @@ func NewDataLoader(g *graph.Graph, seeds *tensor.Tensor, sampler Sampler, opts L
 	}
 	switch {
 	case seeds.DType() == tensor.Int64 && seeds.Dim() == 1:
-		return newDataLoader(g, seeds.Int64s(), sampler, opts)
+		return newDataLoader(name, g, seeds.Int64s(), sampler, opts, nil)
 	case seeds.DType() == tensor.Bool && seeds.Dim() == 1 && g.IsHomogeneous() && seeds.Size(0) == g.NumNodes():
 		var ids []int64
 		for i, b := range seeds.Bools() {
@@ -195,16 +199,15 @@ func NewDataLoader(g *graph.Graph, seeds *tensor.Tensor, sampler Sampler, opts L
 				ids = append(ids, int64(i))
 			}
 		}
-		return newDataLoader(g, ids, sampler, opts)
+		return newDataLoader(name, g, ids, sampler, opts, nil)
 	}
 	return nil, fmt.Errorf("%s: seeds must be 1-D int64 node ids or a bool mask of shape (%d), got %s %v: %w",
 		name, g.NumNodes(), seeds.DType(), seeds.Shape(), ErrArgument)
 }
 
-// newDataLoader is NewDataLoader on seed ids (copied); errors are named
-// after NewDataLoader.
-func newDataLoader(g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOptions) (*DataLoader, error) {
-	const name = "sampling.NewDataLoader"
+// newDataLoader is NewDataLoader on seed ids (copied), or NewEdgeDataLoader
+// on edge ids when edge is not nil; errors are named after name.
+func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOptions, edge *edgeSpec) (*DataLoader, error) {
 	if g == nil {
 		return nil, fmt.Errorf("%s: the graph is nil: %w", name, ErrArgument)
 	}
@@ -235,7 +238,14 @@ func newDataLoader(g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOp
 	if opts.PrefetchFactor == 0 {
 		opts.PrefetchFactor = 2
 	}
-	if err := checkSeeds(name, seeds, g.NumNodes()); err != nil {
+	if edge != nil {
+		if err := checkEIDs(name, seeds, g.NumEdges()); err != nil {
+			return nil, err
+		}
+		if err := edge.validate(name, g); err != nil {
+			return nil, err
+		}
+	} else if err := checkSeeds(name, seeds, g.NumNodes()); err != nil {
 		return nil, err
 	}
 	if v, ok := sampler.(interface{ Validate(*graph.Graph) error }); ok {
@@ -243,7 +253,7 @@ func newDataLoader(g *graph.Graph, seeds []int64, sampler Sampler, opts LoaderOp
 			return nil, err
 		}
 	}
-	s := &source{g: g, seeds: append([]int64(nil), seeds...), sampler: sampler, opts: opts}
+	s := &source{g: g, seeds: append([]int64(nil), seeds...), sampler: sampler, opts: opts, edge: edge}
 	for _, n := range opts.PrefetchNodeFeats {
 		if !g.HasNData(n) {
 			return nil, fmt.Errorf("%s: PrefetchNodeFeats: no node data %q (have %v): %w", name, n, g.NDataNames(), ErrArgument)
@@ -301,7 +311,8 @@ func (dl *DataLoader) Len() int {
 	return (n + b - 1) / b
 }
 
-// NumSeeds returns the number of seed nodes.
+// NumSeeds returns the number of seed nodes (of edge ids for an edge
+// DataLoader).
 func (dl *DataLoader) NumSeeds() int { return len(dl.src.seeds) }
 
 // Options returns the options in use, defaults filled in.
@@ -456,6 +467,10 @@ func (dl *DataLoader) BatchIndex() int {
 // String describes the loader in one line.
 func (dl *DataLoader) String() string {
 	o := dl.src.opts
+	if e := dl.src.edge; e != nil {
+		return fmt.Sprintf("EdgeDataLoader(num_edges=%d, batch_size=%d, num_batches=%d, shuffle=%v, drop_last=%v, num_workers=%d, exclude=%q, negative_sampler=%v)",
+			len(dl.src.seeds), o.BatchSize, dl.Len(), o.Shuffle, o.DropLast, o.NumWorkers, e.exclude, e.neg)
+	}
 	return fmt.Sprintf("DataLoader(num_seeds=%d, batch_size=%d, num_batches=%d, shuffle=%v, drop_last=%v, num_workers=%d)",
 		len(dl.src.seeds), o.BatchSize, dl.Len(), o.Shuffle, o.DropLast, o.NumWorkers)
 }
@@ -478,7 +493,13 @@ func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
 	bs := s.opts.BatchSize
 	lo, hi := i*bs, min((i+1)*bs, len(r.order))
 	seeds := r.order[lo:hi:hi]
-	blocks, err := s.sampler.SampleBlocks(s.g, seeds, r.epochSeed)
+	var blocks []*graph.Block
+	var pair, negPair *graph.Graph
+	if s.edge != nil {
+		blocks, pair, negPair, err = s.edge.sample(s.g, s.sampler, seeds, r.epochSeed)
+	} else {
+		blocks, err = s.sampler.SampleBlocks(s.g, seeds, r.epochSeed)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -491,7 +512,7 @@ func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
 	if len(blocks) > 1 {
 		lastIn = parentIDs(last)
 	}
-	b = &batchResult{index: i, blocks: blocks, input: input, lastIn: lastIn}
+	b = &batchResult{index: i, blocks: blocks, input: input, lastIn: lastIn, pair: pair, negPair: negPair}
 	for k, t := range s.nodeFeats {
 		if err := first.SetSrcData(s.opts.PrefetchNodeFeats[k], gatherOn(s.opts.Device, t, first.SrcNodeIDs())); err != nil {
 			return nil, err

@@ -72,6 +72,7 @@ func (s NeighborSampler) NumLayers() int { return len(s.Fanouts) }
 // prepared is a checked sampler bound to a graph.
 type prepared struct {
 	adj      *tensor.Adj
+	owner    []int64 // owner[e]: the node whose adjacency list in adj holds edge e
 	weights  []float32
 	numNodes int
 }
@@ -102,8 +103,12 @@ func (s NeighborSampler) prepare(g *graph.Graph) (*prepared, error) {
 	switch s.EdgeDir {
 	case "", "in":
 		p.adj = g.Adj()
+		_, dst := g.Edges()
+		p.owner = dst.Int64s()
 	case "out":
 		p.adj = g.OutAdj()
+		src, _ := g.Edges()
+		p.owner = src.Int64s()
 	default:
 		return nil, fmt.Errorf("%s: EdgeDir %q; want \"in\" (the default) or \"out\": %w", name, s.EdgeDir, ErrArgument)
 	}
@@ -169,16 +174,64 @@ func (s NeighborSampler) SampleBlocks(g *graph.Graph, seeds []int64, epochSeed u
 	if err := checkSeeds("sampling.NeighborSampler.SampleBlocks", seeds, p.numNodes); err != nil {
 		return nil, err
 	}
-	return s.sample(p, seeds, epochSeed)
+	return s.sample(p, seeds, epochSeed, nil)
 }
 
-// sample runs the layers of a prepared sampler over valid seeds.
-func (s NeighborSampler) sample(p *prepared, seeds []int64, epochSeed uint64) ([]*graph.Block, error) {
+// ExcludingSampler is a Sampler that can sample as if some edges were
+// removed from the graph (the exclude_eids argument of DGL's
+// BlockSampler.sample_blocks), as the edge DataLoader needs for its
+// Exclude modes. NeighborSampler and MultiLayerFullNeighborSampler are
+// ExcludingSamplers.
+type ExcludingSampler interface {
+	Sampler
+	// SampleBlocksExcluding is SampleBlocks on g without the edges whose
+	// ids are in excludeEIDs (repeats allowed).
+	SampleBlocksExcluding(g *graph.Graph, seeds []int64, epochSeed uint64, excludeEIDs []int64) ([]*graph.Block, error)
+}
+
+var (
+	_ ExcludingSampler = NeighborSampler{}
+	_ ExcludingSampler = MultiLayerFullNeighborSampler{}
+)
+
+// SampleBlocksExcluding is SampleBlocks with the edges excludeEIDs (parent
+// edge ids, repeats allowed) removed from g first, as DGL's
+// sample_neighbors(exclude_edges=...): an excluded edge is never sampled,
+// and a node that has some gets min(fanout, remaining degree) edges drawn
+// from its remaining ones. Nodes without an excluded edge are sampled
+// exactly as by SampleBlocks with the same epochSeed. An excluded id
+// outside [0, NumEdges) is an error naming it.
+func (s NeighborSampler) SampleBlocksExcluding(g *graph.Graph, seeds []int64, epochSeed uint64, excludeEIDs []int64) ([]*graph.Block, error) {
+	p, err := s.prepare(g)
+	if err != nil {
+		return nil, err
+	}
+	const op = "sampling.NeighborSampler.SampleBlocksExcluding"
+	if err := checkSeeds(op, seeds, p.numNodes); err != nil {
+		return nil, err
+	}
+	ne := int64(g.NumEdges())
+	for i, e := range excludeEIDs {
+		if e < 0 || e >= ne {
+			return nil, fmt.Errorf("%s: excluded edge id %d (position %d) is outside [0, %d): %w", op, e, i, ne, ErrArgument)
+		}
+	}
+	return s.sample(p, seeds, epochSeed, excludeEIDs)
+}
+
+// sample runs the layers of a prepared sampler over valid seeds, without
+// the (valid) edges excl.
+func (s NeighborSampler) sample(p *prepared, seeds []int64, epochSeed uint64, excl []int64) ([]*graph.Block, error) {
 	ws := getWorkspace(p.numNodes)
 	defer func() {
 		ws.account()
 		putWorkspace(ws)
 	}()
+	var x *exclusion
+	if len(excl) > 0 {
+		x = ws.exclude(p.adj, p.owner, excl)
+		defer ws.clearExclusion(p.owner, excl)
+	}
 	blocks := make([]*graph.Block, len(s.Fanouts))
 	dst := seeds
 	for l := len(s.Fanouts) - 1; l >= 0; l-- {
@@ -186,7 +239,7 @@ func (s NeighborSampler) sample(p *prepared, seeds []int64, epochSeed uint64) ([
 			return nil, err
 		}
 		c := &layerSpec{adj: p.adj, weights: p.weights, probName: s.Prob, fanout: s.Fanouts[l],
-			replace: s.Replace, key: layerKey(epochSeed, l)}
+			replace: s.Replace, key: layerKey(epochSeed, l), excl: x}
 		b, err := sampleLayer(ws, c, dst)
 		if err != nil {
 			return nil, err
@@ -230,6 +283,16 @@ func (s MultiLayerFullNeighborSampler) SampleBlocks(g *graph.Graph, seeds []int6
 		return nil, err
 	}
 	return ns.SampleBlocks(g, seeds, epochSeed)
+}
+
+// SampleBlocksExcluding is SampleBlocks without the edges excludeEIDs (see
+// NeighborSampler.SampleBlocksExcluding).
+func (s MultiLayerFullNeighborSampler) SampleBlocksExcluding(g *graph.Graph, seeds []int64, epochSeed uint64, excludeEIDs []int64) ([]*graph.Block, error) {
+	ns, err := s.neighbor()
+	if err != nil {
+		return nil, err
+	}
+	return ns.SampleBlocksExcluding(g, seeds, epochSeed, excludeEIDs)
 }
 
 // Validate checks NumLayers and EdgeDir against g.
