@@ -15,7 +15,8 @@
 // MultiStepLR, ExponentialLR, CosineAnnealingLR, LinearLR (warmup),
 // OneCycleLR (LRScheduler: Step once per epoch, or per batch for
 // OneCycleLR, after the optimizer's Step) and ReduceLROnPlateau (Step takes
-// the epoch's metric). Constructing one performs its first step, as in
+// the epoch's metric); SequentialLR runs schedulers one after another at
+// milestones (a warmup, then a decay). Constructing one performs its first step, as in
 // torch; each keeps per-group base learning rates, LastLR (get_last_lr)
 // and LastEpoch (last_epoch), and saves its state as a map of plain values
 // (StateDict, LoadStateDict). The sequences agree with torch 1.13's to

@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"weak"
 
@@ -13,7 +15,7 @@ import (
 
 // This file holds the learning-rate schedulers of torch.optim.lr_scheduler
 // (PyTorch 1.13): StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR,
-// LinearLR, OneCycleLR and ReduceLROnPlateau.
+// LinearLR, OneCycleLR, ReduceLROnPlateau and SequentialLR.
 //
 // Step semantics are torch's: constructing a scheduler performs its first
 // step (last_epoch becomes 0 and the group learning rates take their epoch-0
@@ -632,4 +634,205 @@ func (s *LinearLR) StateDict() map[string]any { return stateDict(s.kind, s.field
 // LoadStateDict restores what StateDict saved.
 func (s *LinearLR) LoadStateDict(sd map[string]any) error {
 	return loadStateDict(s.kind, sd, s.fields(), len(s.opt.ParamGroups()), baseGroupKeys, s.check)
+}
+
+// base gives SequentialLR access to a scheduler's shared state.
+func (s *sched) base() *sched { return s }
+
+// restartTo sets last_epoch to 0 and each group's LR to at0(i, base), the
+// scheduler's closed-form epoch-0 value (torch's step(0)).
+func (s *sched) restartTo(at0 func(i int, base float64) float64) {
+	s.lastEpoch = -1
+	s.step(func(i int, _, base float64) float64 { return at0(i, base) })
+}
+
+// sequenced is what SequentialLR needs of a scheduler.
+type sequenced interface {
+	LRScheduler
+	base() *sched
+	// restart is torch's step(0): last_epoch 0, LRs at their closed-form
+	// epoch-0 values computed from the base LRs.
+	restart()
+}
+
+func (s *StepLR) restart() {
+	s.restartTo(func(_ int, b float64) float64 { return b * math.Pow(s.Gamma, 0) })
+}
+
+func (s *MultiStepLR) restart() {
+	n := 0
+	for _, m := range s.Milestones {
+		if m <= 0 {
+			n++
+		}
+	}
+	s.restartTo(func(_ int, b float64) float64 { return b * math.Pow(s.Gamma, float64(n)) })
+}
+
+func (s *ExponentialLR) restart() {
+	s.restartTo(func(_ int, b float64) float64 { return b * math.Pow(s.Gamma, 0) })
+}
+
+func (s *CosineAnnealingLR) restart() {
+	s.restartTo(func(_ int, b float64) float64 { return s.EtaMin + (b-s.EtaMin)*(1+math.Cos(0))/2 })
+}
+
+func (s *LinearLR) restart() {
+	s.restartTo(func(_ int, b float64) float64 {
+		return b * (s.StartFactor + (s.EndFactor-s.StartFactor)*0/float64(s.TotalIters))
+	})
+}
+
+// SequentialLR runs schedulers one after the other, switching at the
+// given milestone epochs (torch.optim.lr_scheduler.SequentialLR): the
+// usual linear warmup then cosine decay is
+//
+//	warm := optim.NewLinearLR(opt, 0.1, 1, 5)
+//	cos := optim.NewCosineAnnealingLR(opt, 95, 0)
+//	sched := optim.NewSequentialLR(opt, []optim.LRScheduler{warm, cos}, []int{5})
+//
+// As in torch, construction resets each group's LR to its initial LR and
+// takes the first scheduler's first step again; at milestone k the
+// (k+1)-th scheduler restarts at its epoch 0, computed from its base LRs.
+// The schedulers must not be stepped on their own afterwards.
+type SequentialLR struct {
+	opt        Optimizer
+	schedulers []sequenced
+	milestones []int
+	lastEpoch  int
+	lastLR     []float64
+}
+
+// NewSequentialLR returns a SequentialLR of schedulers (this package's,
+// all made on opt, not ReduceLROnPlateau) with len(schedulers)-1
+// milestones. It panics with ErrOption when opt or a scheduler is nil or
+// of another optimizer, the milestone count is wrong, or the milestones
+// are not positive and increasing.
+func NewSequentialLR(opt Optimizer, schedulers []LRScheduler, milestones []int) *SequentialLR {
+	const op = "SequentialLR"
+	if opt == nil {
+		panicf(ErrOption, op, "optimizer is nil")
+	}
+	if len(schedulers) == 0 {
+		panicf(ErrOption, op, "no schedulers")
+	}
+	if len(milestones) != len(schedulers)-1 {
+		panicf(ErrOption, op, "%d schedulers need %d milestones, got %d", len(schedulers), len(schedulers)-1, len(milestones))
+	}
+	for i, m := range milestones {
+		if m <= 0 || (i > 0 && m <= milestones[i-1]) {
+			panicf(ErrOption, op, "milestones must be positive and increasing, got %v", milestones)
+		}
+	}
+	s := &SequentialLR{opt: opt, milestones: append([]int{}, milestones...)}
+	for i, sc := range schedulers {
+		q, ok := sc.(sequenced)
+		switch {
+		case sc == nil:
+			panicf(ErrOption, op, "scheduler %d is nil", i)
+		case !ok:
+			panicf(ErrOption, op, "scheduler %d (%T) is not one of package optim's", i, sc)
+		case q.base().opt != opt:
+			panicf(ErrOption, op, "scheduler %d belongs to another optimizer", i)
+		}
+		s.schedulers = append(s.schedulers, q)
+	}
+	for _, g := range opt.ParamGroups() {
+		g.LR = initialLR(g)
+	}
+	for _, q := range s.schedulers {
+		q.base().lastEpoch--
+	}
+	s.schedulers[0].Step()
+	s.lastLR = s.schedulers[0].LastLR()
+	return s
+}
+
+// Step advances one epoch: the current scheduler steps, or the next one
+// restarts at a milestone.
+func (s *SequentialLR) Step() {
+	s.lastEpoch++
+	idx := sort.Search(len(s.milestones), func(i int) bool { return s.milestones[i] > s.lastEpoch })
+	q := s.schedulers[idx]
+	if idx > 0 && s.milestones[idx-1] == s.lastEpoch {
+		q.restart()
+	} else {
+		q.Step()
+	}
+	s.lastLR = q.LastLR()
+}
+
+// LastLR returns each group's learning rate after the last Step.
+func (s *SequentialLR) LastLR() []float64 { return append([]float64(nil), s.lastLR...) }
+
+// LastEpoch returns the number of Steps since construction.
+func (s *SequentialLR) LastEpoch() int { return s.lastEpoch }
+
+// StateDict returns last_epoch, milestones, last_lr and each scheduler's
+// state under "scheduler.<i>.<key>".
+func (s *SequentialLR) StateDict() map[string]any {
+	sd := map[string]any{"kind": "SequentialLR", "last_epoch": s.lastEpoch,
+		"milestones": append([]int{}, s.milestones...), "last_lr": append([]float64{}, s.lastLR...)}
+	for i, q := range s.schedulers {
+		for k, v := range q.StateDict() {
+			sd[fmt.Sprintf("scheduler.%d.%s", i, k)] = v
+		}
+	}
+	return sd
+}
+
+// LoadStateDict restores what StateDict saved, into a SequentialLR of the
+// same kinds of schedulers; on an error nothing changes.
+func (s *SequentialLR) LoadStateDict(sd map[string]any) error {
+	const op = "SequentialLR.LoadStateDict"
+	bad := func(format string, args ...any) error {
+		return engerr.New(ErrState, "optim", op, format, args...)
+	}
+	if sd == nil {
+		return bad("state dict is nil")
+	}
+	own := map[string]any{}
+	subs := make([]map[string]any, len(s.schedulers))
+	for i := range subs {
+		subs[i] = map[string]any{}
+	}
+	for k, v := range sd {
+		rest, ok := strings.CutPrefix(k, "scheduler.")
+		if !ok {
+			own[k] = v
+			continue
+		}
+		is, key, _ := strings.Cut(rest, ".")
+		i, err := strconv.Atoi(is)
+		if err != nil || i < 0 || i >= len(subs) {
+			return bad("key %s does not name one of the %d schedulers", k, len(subs))
+		}
+		subs[i][key] = v
+	}
+	var lastEpoch int
+	var ms []int
+	var lastLR []float64
+	fields := []sdField{{"last_epoch", &lastEpoch}, {"milestones", &ms}, {"last_lr", &lastLR}}
+	if err := loadStateDict("SequentialLR", own, fields, len(s.opt.ParamGroups()), baseGroupKeys, func() error {
+		if len(ms) != len(s.milestones) {
+			return fmt.Errorf("%d milestones for %d schedulers", len(ms), len(s.schedulers))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	old := make([]map[string]any, len(s.schedulers))
+	for i, q := range s.schedulers {
+		old[i] = q.StateDict()
+	}
+	for i, q := range s.schedulers {
+		if err := q.LoadStateDict(subs[i]); err != nil {
+			for j := 0; j < i; j++ {
+				s.schedulers[j].LoadStateDict(old[j])
+			}
+			return bad("scheduler %d: %v", i, err)
+		}
+	}
+	s.lastEpoch, s.milestones, s.lastLR = lastEpoch, ms, lastLR
+	return nil
 }

@@ -164,6 +164,12 @@ func NewOneCycleLR(opt Optimizer, o OneCycleOptions) *OneCycleLR {
 	return s
 }
 
+// restart is torch's step(0): the cycle's first step again.
+func (s *OneCycleLR) restart() {
+	s.lastEpoch = -1
+	s.Step()
+}
+
 // TotalSteps returns the number of steps of the cycle.
 func (s *OneCycleLR) TotalSteps() int { return s.totalSteps }
 

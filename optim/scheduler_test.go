@@ -144,6 +144,19 @@ func buildSched(t *testing.T, c schedConfig, opt Optimizer) (s schedStepper, ste
 		oo.ThreePhase, _ = o["three_phase"].(bool)
 		l := NewOneCycleLR(opt, oo)
 		return l, func(int) { l.Step() }
+	case "SequentialLR":
+		var subs []LRScheduler
+		for _, e := range o["schedulers"].([]any) {
+			pair := e.([]any)
+			sub, _ := buildSched(t, schedConfig{Kind: pair[0].(string), Opts: pair[1].(map[string]any)}, opt)
+			subs = append(subs, sub.(LRScheduler))
+		}
+		var ms []int
+		for _, m := range o["milestones"].([]any) {
+			ms = append(ms, int(m.(float64)))
+		}
+		l := NewSequentialLR(opt, subs, ms)
+		return l, func(int) { l.Step() }
 	}
 	t.Fatalf("unknown scheduler %s", c.Kind)
 	return nil, nil
@@ -391,4 +404,71 @@ func ExampleNewReduceLROnPlateau() {
 	// loss 0.8 lr 0.01
 	// loss 0.8 lr 0.005
 	// loss 0.7 lr 0.005
+}
+
+// TestSequentialLRErrors checks NewSequentialLR's ErrOption panics and
+// that a state dict of other schedulers is refused without a change.
+func TestSequentialLRErrors(t *testing.T) {
+	opt := schedOptimizer(schedConfig{GroupLRs: []float64{0.1, 0.01}})
+	other := schedOptimizer(schedConfig{GroupLRs: []float64{0.1, 0.01}})
+	a, b := NewLinearLR(opt, 0.5, 1, 3), NewExponentialLR(opt, 0.9)
+	cases := map[string]func(){
+		"nil optimizer":     func() { NewSequentialLR(nil, []LRScheduler{a}, nil) },
+		"no schedulers":     func() { NewSequentialLR(opt, nil, nil) },
+		"milestone count":   func() { NewSequentialLR(opt, []LRScheduler{a, b}, nil) },
+		"milestone order":   func() { NewSequentialLR(opt, []LRScheduler{a, b, a}, []int{4, 2}) },
+		"milestone zero":    func() { NewSequentialLR(opt, []LRScheduler{a, b}, []int{0}) },
+		"nil scheduler":     func() { NewSequentialLR(opt, []LRScheduler{a, nil}, []int{2}) },
+		"other optimizer":   func() { NewSequentialLR(opt, []LRScheduler{a, NewStepLR(other, 2, 0.5)}, []int{2}) },
+		"foreign scheduler": func() { NewSequentialLR(opt, []LRScheduler{a, struct{ LRScheduler }{b}}, []int{2}) },
+	}
+	for name, f := range cases {
+		if err := tensor.Catch(f); !errors.Is(err, ErrOption) {
+			t.Errorf("%s: %v, want ErrOption", name, err)
+		}
+	}
+	s := NewSequentialLR(opt, []LRScheduler{a, b}, []int{2})
+	s.Step()
+	good := fmt.Sprint(s.StateDict())
+	for name, mutate := range map[string]func(map[string]any){
+		"sub kind":      func(sd map[string]any) { sd["scheduler.1.kind"] = "StepLR" },
+		"sub index":     func(sd map[string]any) { sd["scheduler.7.gamma"] = 0.5 },
+		"sub missing":   func(sd map[string]any) { delete(sd, "scheduler.1.gamma") },
+		"milestones":    func(sd map[string]any) { sd["milestones"] = []int{2, 3} },
+		"own missing":   func(sd map[string]any) { delete(sd, "last_epoch") },
+		"sub bad value": func(sd map[string]any) { sd["scheduler.0.total_iters"] = -1 },
+	} {
+		sd := s.StateDict()
+		mutate(sd)
+		if err := s.LoadStateDict(sd); !errors.Is(err, ErrState) {
+			t.Errorf("%s: %v, want ErrState", name, err)
+		}
+		if got := fmt.Sprint(s.StateDict()); got != good {
+			t.Errorf("%s: a refused load changed the state", name)
+		}
+	}
+}
+
+// Example: the common GNN recipe, a linear warmup over 3 epochs, then a
+// cosine decay over the remaining 5.
+func ExampleNewSequentialLR() {
+	w := tensor.FromFloat32([]float32{0}, 1).SetRequiresGrad(true)
+	opt := NewAdam([]*tensor.Tensor{w}, AdamOptions{LR: 0.01})
+	warm := NewLinearLR(opt, 0.1, 1, 3)
+	cos := NewCosineAnnealingLR(opt, 5, 0)
+	sched := NewSequentialLR(opt, []LRScheduler{warm, cos}, []int{3})
+	for epoch := 0; epoch < 8; epoch++ {
+		fmt.Printf("epoch %d lr %.5f\n", epoch, sched.LastLR()[0])
+		opt.Step()
+		sched.Step()
+	}
+	// Output:
+	// epoch 0 lr 0.00100
+	// epoch 1 lr 0.00400
+	// epoch 2 lr 0.00700
+	// epoch 3 lr 0.01000
+	// epoch 4 lr 0.00905
+	// epoch 5 lr 0.00655
+	// epoch 6 lr 0.00345
+	// epoch 7 lr 0.00095
 }

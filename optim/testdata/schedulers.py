@@ -45,6 +45,16 @@ CONFIGS = [
                                                      div_factor=10, final_div_factor=100)),
     ("OneCycleLR/nomomentum", "OneCycleLR", dict(max_lr=0.2, total_steps=N, cycle_momentum=False)),
     ("OneCycleLR/adam", "OneCycleLR", dict(max_lr=0.05, total_steps=N, base_momentum=0.8, max_momentum=0.9)),
+    ("SequentialLR/warmup+cosine", "SequentialLR", dict(
+        schedulers=[("LinearLR", dict(start_factor=0.1, total_iters=5)), ("CosineAnnealingLR", dict(T_max=30, eta_min=0.0005))],
+        milestones=[5])),
+    ("SequentialLR/three", "SequentialLR", dict(
+        schedulers=[("ExponentialLR", dict(gamma=0.9)), ("StepLR", dict(step_size=3, gamma=0.5)),
+                    ("MultiStepLR", dict(milestones=[0, 2, 4], gamma=0.5))],
+        milestones=[4, 10])),
+    ("SequentialLR/onecycle", "SequentialLR", dict(
+        schedulers=[("LinearLR", dict(start_factor=0.5, total_iters=3)), ("OneCycleLR", dict(max_lr=0.3, total_steps=50))],
+        milestones=[6])),
 ]
 
 
@@ -70,7 +80,11 @@ for name, kind, opts in CONFIGS:
         opt = torch.optim.Adam(groups)
     else:
         opt = torch.optim.SGD(groups, lr=GROUP_LRS[0], momentum=0.9)
-    sched = getattr(S, kind)(opt, **opts)
+    if kind == "SequentialLR":
+        subs = [getattr(S, k)(opt, **o) for k, o in opts["schedulers"]]
+        sched = S.SequentialLR(opt, subs, milestones=opts["milestones"])
+    else:
+        sched = getattr(S, kind)(opt, **opts)
     seq, mom = [lrs(opt)], [momenta(opt)]
     metrics = PLATEAU if kind == "ReduceLROnPlateau" else None
     for i in range(N):
@@ -85,8 +99,9 @@ for name, kind, opts in CONFIGS:
         mom.append(momenta(opt))
     rec = dict(name=name, kind=kind, optimizer=optname, opts=opts, group_lrs=GROUP_LRS, steps=N, lrs=seq)
     rec["last_epoch"] = sched.last_epoch
-    if kind == "OneCycleLR":
+    if kind == "OneCycleLR" or name == "SequentialLR/onecycle":
         rec["momentum"] = mom
+    if kind == "OneCycleLR":
         # One step too many is an error.
         try:
             sched.step()
