@@ -35,7 +35,9 @@
 // Error policy: a kernel must never die because of one message or one cell.
 // Protocol errors are logged to the kernel's log writer. A message that
 // cannot be authenticated (no <IDS|MSG> delimiter, fewer than five frames
-// after it, a bad or replayed signature) is dropped, never answered. A
+// after it, a bad or replayed signature) is dropped, never answered (on
+// shell as soon as it arrives, also while a cell runs, so that only signed
+// requests wait in the shell queue). A
 // signed message that is malformed (a header, parent header, metadata or
 // content frame that is not a JSON object, a header field of the wrong
 // type) is answered, when its header is a JSON object whose msg_type names

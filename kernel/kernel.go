@@ -360,12 +360,18 @@ func (k *Kernel) hbLoop() {
 
 // shellReader queues shell messages in arrival order, numbering them so
 // that stop_on_error can abort the execute_requests that arrived before an
-// error.
+// error. Messages that cannot be authenticated are dropped here, so that
+// while a cell runs the queue holds only signed requests, not whatever
+// (up to Options.MaxMessageSize each) an unauthenticated peer sends.
 func (k *Kernel) shellReader() {
 	for {
 		frames, ok := k.recv(k.shell, "shell")
 		if !ok {
 			return
+		}
+		if _, err := k.sig.authenticate(frames); err != nil {
+			k.logf("shell: dropping message: %v", err)
+			continue
 		}
 		it := shellItem{seq: k.recvSeq.Add(1), frames: frames}
 		select {

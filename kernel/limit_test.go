@@ -263,3 +263,37 @@ func TestCommandMaxMessageSizeFlag(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// TestUnsignedDroppedWhileBusy: while a cell runs, messages that cannot be
+// authenticated (here 20 with 512 KiB buffers and a bad signature) are
+// dropped as they arrive, not queued behind the cell; a signed request
+// sent meanwhile is answered once the cell ends.
+func TestUnsignedDroppedWhileBusy(t *testing.T) {
+	f := newFake()
+	_, c, log := startKernel(t, f, testKey)
+	id := c.send(c.shell, "execute_request", map[string]any{"code": "block"})
+	f.waitStarted("block")
+	h := c.header("kernel_info_request")
+	frames, err := c.sig.encode(nil, h, nil, nil, map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames[1] = []byte(strings.Repeat("0", 64))
+	frames = append(frames, bytes.Repeat([]byte{'b'}, 512<<10))
+	for range 20 {
+		c.sendRaw(c.shell, frames)
+	}
+	deadline := time.Now().Add(testTimeout)
+	for strings.Count(log.String(), "shell: dropping message") < 20 {
+		if time.Now().After(deadline) {
+			t.Fatalf("bad signatures not dropped while the cell runs; log:\n%s", log.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	ki := c.send(c.shell, "kernel_info_request", map[string]any{})
+	c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
+	if r := content(t, c.reply(c.shellCh, id)); r["ename"] != "KeyboardInterrupt" {
+		t.Errorf("interrupted cell: %v", r)
+	}
+	c.reply(c.shellCh, ki)
+}

@@ -124,6 +124,11 @@ func (s *signer) verify(sig []byte, frames ...[]byte) error {
 	if !hmac.Equal(sig, want) {
 		return fmt.Errorf("%w: %w", ErrProtocol, ErrBadSignature)
 	}
+	return s.remember(want)
+}
+
+// remember records a verified signature, refusing one already seen.
+func (s *signer) remember(want []byte) error {
 	k := string(want)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -150,22 +155,15 @@ func (s *signer) verify(sig []byte, frames ...[]byte) error {
 // that cannot be authenticated (no delimiter, fewer than five frames after
 // it, a bad or replayed signature) returns a nil message.
 func (s *signer) decode(frames [][]byte) (*Message, error) {
-	d := -1
-	for i, f := range frames {
-		if string(f) == delimiter {
-			d = i
-			break
-		}
-	}
-	if d < 0 {
-		return nil, fmt.Errorf("%w: no %s delimiter among %d frames", ErrProtocol, delimiter, len(frames))
+	d, err := s.authenticate(frames)
+	if err != nil {
+		return nil, err
 	}
 	rest := frames[d+1:]
-	if len(rest) < 5 {
-		return nil, fmt.Errorf("%w: %d frames after the delimiter, want at least 5 (signature, header, parent header, metadata, content)", ErrProtocol, len(rest))
-	}
-	if err := s.verify(rest[0], rest[1], rest[2], rest[3], rest[4]); err != nil {
-		return nil, err
+	if len(s.key) > 0 {
+		if err := s.remember(rest[0]); err != nil {
+			return nil, err
+		}
 	}
 	m := &Message{Identities: frames[:d], RawHeader: rest[1]}
 	partial := func(err error) (*Message, error) {
@@ -199,6 +197,30 @@ func (s *signer) decode(frames [][]byte) (*Message, error) {
 	m.Content = rest[4]
 	m.Buffers = rest[5:]
 	return m, nil
+}
+
+// authenticate finds the delimiter of a multipart message (its index is
+// returned) and checks the signature of the four frames after it, without
+// recording it (decode does, to refuse replays). Errors wrap ErrProtocol.
+func (s *signer) authenticate(frames [][]byte) (int, error) {
+	d := -1
+	for i, f := range frames {
+		if string(f) == delimiter {
+			d = i
+			break
+		}
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%w: no %s delimiter among %d frames", ErrProtocol, delimiter, len(frames))
+	}
+	rest := frames[d+1:]
+	if len(rest) < 5 {
+		return 0, fmt.Errorf("%w: %d frames after the delimiter, want at least 5 (signature, header, parent header, metadata, content)", ErrProtocol, len(rest))
+	}
+	if len(s.key) > 0 && !hmac.Equal(rest[0], s.sign(rest[1:5]...)) {
+		return 0, fmt.Errorf("%w: %w", ErrProtocol, ErrBadSignature)
+	}
+	return d, nil
 }
 
 // isJSONObject reports whether b is one valid JSON object.
