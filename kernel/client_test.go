@@ -347,8 +347,16 @@ func isStatus(m *Message, state string) bool {
 // closed at the end of the test.
 func startKernel(t testing.TB, sess Session, key string) (*Kernel, *testClient, *syncBuilder) {
 	t.Helper()
+	return startKernelOpts(t, sess, key, Options{})
+}
+
+// startKernelOpts is startKernel with options (their Log is replaced by the
+// returned builder).
+func startKernelOpts(t testing.TB, sess Session, key string, opts Options) (*Kernel, *testClient, *syncBuilder) {
+	t.Helper()
 	log := &syncBuilder{}
-	k, err := New(ConnectionInfo{IP: "127.0.0.1", Key: key, SignatureScheme: "hmac-sha256"}, sess, Options{Log: log})
+	opts.Log = log
+	k, err := New(ConnectionInfo{IP: "127.0.0.1", Key: key, SignatureScheme: "hmac-sha256"}, sess, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,18 @@
 // socket and an IOPub PUB socket, bound only to the address named in the
 // connection file. Messages are signed with the connection file's scheme
 // (HMAC-SHA256 in practice) and verified in constant time; an empty key turns
-// signing off, as the specification says.
+// signing off, as the specification says. The signature must be the
+// lower-case hex digest (the specification's "HMAC hex digest", which
+// jupyter_client writes with hexdigest() and compares byte for byte): the
+// same digest in upper or mixed case is a bad signature. A replayed
+// signature is refused too.
+//
+// No allocation is sized by an unauthenticated peer: every socket follows
+// the ZMTP byte stream beneath zmq4 and disconnects a peer, with a log
+// line, as soon as it announces a frame that would take its message
+// beyond Options.MaxMessageSize (1 GiB by default; the frames' sizes plus
+// 64 bytes per frame; gnnrepl kernel --max-message-size), before the frame
+// is allocated or read; the ZMTP handshake is limited to 64 KiB.
 //
 // Control requests (interrupt_request, shutdown_request, kernel_info_request)
 // are served on their own goroutine, so an interrupt reaches a cell that is
@@ -22,10 +33,20 @@
 // around every request, no reply to an unknown message type).
 //
 // Error policy: a kernel must never die because of one message or one cell.
-// Protocol errors (malformed multipart frames, bad signatures, undecodable
-// JSON, unknown message types) are logged to the kernel's log writer and the
-// message is dropped, or answered with status "error" when a reply is
-// expected and the request can be identified. Every handler recovers panics,
+// Protocol errors are logged to the kernel's log writer. A message that
+// cannot be authenticated (no <IDS|MSG> delimiter, fewer than five frames
+// after it, a bad or replayed signature) is dropped, never answered (on
+// shell as soon as it arrives, also while a cell runs, so that only signed
+// requests wait in the shell queue). A
+// signed message that is malformed (a header, parent header, metadata or
+// content frame that is not a JSON object, a header field of the wrong
+// type) is answered, when its header is a JSON object whose msg_type names
+// a request ("x_request"), with an "x_reply" of status "error" and ename
+// "ProtocolError" between status busy and idle, on the channel it came on
+// (execute_request only on shell); otherwise (no msg_type, not a request)
+// it is dropped. A well-formed request whose content lacks or mistypes a
+// field is answered the same way by its handler; unknown message types
+// get busy and idle and no reply, as in ipykernel. Every handler recovers panics,
 // and so does every call into the Session. Start-up problems (an unreadable
 // connection file, an unknown signature scheme, an address that cannot be
 // bound) are returned as wrapped errors naming the file or the endpoint.

@@ -35,7 +35,19 @@ type Options struct {
 	// CaptureStdio (honoured by Run only, since it is process-wide)
 	// redirects file descriptors 1 and 2 to the running cell's streams.
 	CaptureStdio bool
+	// MaxMessageSize is the largest message, in bytes, a peer may send on
+	// any socket: the sum of its frames' sizes plus 64 bytes per frame
+	// (DefaultMaxMessageSize when 0 or negative). A peer that announces a
+	// frame that would exceed it is disconnected before the frame is
+	// allocated or read, and the refusal is logged. The ZMTP handshake is
+	// limited to 64 KiB.
+	MaxMessageSize int64
 }
+
+// DefaultMaxMessageSize is Options.MaxMessageSize's default, 1 GiB: far
+// above any real Jupyter request (a cell's code, a comm message with
+// binary buffers).
+const DefaultMaxMessageSize = 1 << 30
 
 // HelpLink is one entry of a notebook's help menu (kernel_info_reply).
 type HelpLink struct {
@@ -124,6 +136,9 @@ func New(info ConnectionInfo, sess Session, opts Options) (*Kernel, error) {
 	if opts.Log == nil {
 		opts.Log = os.Stderr
 	}
+	if opts.MaxMessageSize <= 0 {
+		opts.MaxMessageSize = DefaultMaxMessageSize
+	}
 	if opts.ShutdownGrace <= 0 {
 		opts.ShutdownGrace = 2 * time.Second
 	}
@@ -164,7 +179,7 @@ func New(info ConnectionInfo, sess Session, opts Options) (*Kernel, error) {
 	}
 	for _, b := range routers {
 		network, addr := k.info.netAddr(*b.port)
-		r, err := listenRouter(network, addr, b.name, k.logf)
+		r, err := listenRouter(network, addr, b.name, opts.MaxMessageSize, k.logf)
 		if err != nil {
 			return fail(b.name, *b.port, err)
 		}
@@ -174,7 +189,7 @@ func New(info ConnectionInfo, sess Session, opts Options) (*Kernel, error) {
 		}
 	}
 	network, addr := k.info.netAddr(k.info.IOPubPort)
-	pub, err := listenPub(network, addr, k.logf, k.welcome)
+	pub, err := listenPub(network, addr, opts.MaxMessageSize, k.logf, k.welcome)
 	if err != nil {
 		return fail("iopub", k.info.IOPubPort, err)
 	}
@@ -345,12 +360,18 @@ func (k *Kernel) hbLoop() {
 
 // shellReader queues shell messages in arrival order, numbering them so
 // that stop_on_error can abort the execute_requests that arrived before an
-// error.
+// error. Messages that cannot be authenticated are dropped here, so that
+// while a cell runs the queue holds only signed requests, not whatever
+// (up to Options.MaxMessageSize each) an unauthenticated peer sends.
 func (k *Kernel) shellReader() {
 	for {
 		frames, ok := k.recv(k.shell, "shell")
 		if !ok {
 			return
+		}
+		if _, err := k.sig.authenticate(frames); err != nil {
+			k.logf("shell: dropping message: %v", err)
+			continue
 		}
 		it := shellItem{seq: k.recvSeq.Add(1), frames: frames}
 		select {
@@ -483,6 +504,10 @@ func (k *Kernel) socket(c channel) msgSocket {
 func (k *Kernel) handle(c channel, frames [][]byte, seq uint64) {
 	m, err := k.sig.decode(frames)
 	if err != nil {
+		if m != nil {
+			k.answerMalformed(c, m, err)
+			return
+		}
 		k.logf("%s: dropping message: %v", c, err)
 		return
 	}
@@ -538,6 +563,28 @@ func (k *Kernel) handle(c channel, frames [][]byte, seq uint64) {
 		// handle; ipykernel logs them and sends no reply.
 		k.logf("%s: unknown message type %q; ignored", c, m.Header.MsgType)
 	}
+}
+
+// answerMalformed answers a signed request that could not be decoded (m
+// holds its identities and header) with an error reply of ename
+// "ProtocolError", between status busy and idle; a malformed message that
+// is not a request is logged and dropped.
+func (k *Kernel) answerMalformed(c channel, m *Message, err error) {
+	rt, ok := replyType(m.Header.MsgType)
+	if !ok || (c == controlChan && m.Header.MsgType == "execute_request") {
+		k.logf("%s: dropping malformed %s: %v", c, m.Header.MsgType, err)
+		return
+	}
+	k.logf("%s: malformed %s, answered with an error: %v", c, m.Header.MsgType, err)
+	k.safely(func() {
+		k.publish(m, "status", map[string]any{"execution_state": "busy"})
+		defer k.publish(m, "status", map[string]any{"execution_state": "idle"})
+		content := errorReply("ProtocolError", fmt.Sprintf("malformed %s: %v", m.Header.MsgType, err), nil)
+		if m.Header.MsgType == "execute_request" {
+			content = withCount(content, k.count)
+		}
+		k.reply(c, m, rt, nil, content)
+	})
 }
 
 // safely runs f, logging a panic instead of propagating it (used inside

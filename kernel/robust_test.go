@@ -37,6 +37,31 @@ func TestSignatures(t *testing.T) {
 	if !strings.Contains(log.String(), "duplicate signature") {
 		t.Errorf("replay not logged; log:\n%s", log.String())
 	}
+	// The signature is the lower-case hex digest (the specification's "HMAC
+	// hex digest", as jupyter_client's Session writes and compares it): the
+	// same digest in upper case is a bad signature, in lower case it is
+	// accepted.
+	h2 := c.header("kernel_info_request")
+	fr2, err := c.sig.encode(nil, h2, nil, nil, map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upper := append([][]byte(nil), fr2...)
+	upper[1] = []byte(strings.ToUpper(string(fr2[1])))
+	if string(upper[1]) == string(fr2[1]) {
+		t.Fatalf("signature %s has no letters", fr2[1])
+	}
+	before := strings.Count(log.String(), "bad message signature")
+	c.sendRaw(c.shell, upper)
+	sync2 := c.send(c.shell, "kernel_info_request", map[string]any{})
+	c.noReply(c.shellCh, h2.MsgID, sync2)
+	if strings.Count(log.String(), "bad message signature") != before+1 {
+		t.Errorf("upper-case signature not refused as a bad signature; log:\n%s", log.String())
+	}
+	c.sendRaw(c.shell, fr2)
+	if r := c.reply(c.shellCh, h2.MsgID); r.Header.MsgType != "kernel_info_reply" {
+		t.Errorf("lower-case signature: reply %s", r.Header.MsgType)
+	}
 	// A bad signature on control is dropped too; the kernel still answers.
 	c.sendRaw(c.control, bad)
 	c.reply(c.controlCh, c.send(c.control, "kernel_info_request", map[string]any{}))
@@ -82,22 +107,46 @@ func TestRobustness(t *testing.T) {
 		b, _ := json.Marshal(c.header(msgType))
 		return string(b)
 	}
+	// hdrID is a header of msgType with a known msg_id.
+	hdrID := func(msgType string) (string, string) {
+		h := c.header(msgType)
+		b, _ := json.Marshal(h)
+		return string(b), h.MsgID
+	}
+	execBadContent, execBadContentID := hdrID("execute_request")
+	complBadParent, complBadParentID := hdrID("complete_request")
 	raw := []struct {
 		name   string
 		frames [][]byte
 		log    string
+		// answered is the msg_id of the error reply the shell request gets
+		// (a signed request whose header names it), "" when it is dropped.
+		answered string
 	}{
-		{"no delimiter", [][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("d"), []byte("e"), []byte("f")}, "no <IDS|MSG> delimiter"},
-		{"one frame", [][]byte{[]byte("hello")}, "no <IDS|MSG> delimiter"},
-		{"too few frames", [][]byte{[]byte(delimiter), []byte("sig"), []byte("{}")}, "frames after the delimiter"},
-		{"undecodable header", sign(`{"msg_id": `, "{}", "{}", "{}"), "header is not a JSON object"},
-		{"header not an object", sign(`[1,2]`, "{}", "{}", "{}"), "header is not a JSON object"},
-		{"content not JSON", sign(hdr("execute_request"), "{}", "{}", "\xff\xfe"), "content is not a JSON object"},
-		{"no msg_type", sign(`{"msg_id":"x","session":"s"}`, "{}", "{}", "{}"), "no msg_type"},
-		{"header field of the wrong type", sign(`{"msg_id":5,"msg_type":"execute_request"}`, "{}", "{}", "{}"), "header"},
+		{"no delimiter", [][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("d"), []byte("e"), []byte("f")}, "no <IDS|MSG> delimiter", ""},
+		{"one frame", [][]byte{[]byte("hello")}, "no <IDS|MSG> delimiter", ""},
+		{"too few frames", [][]byte{[]byte(delimiter), []byte("sig"), []byte("{}")}, "frames after the delimiter", ""},
+		{"too few signed frames", sign(hdr("execute_request"), "{}", "{}")[:4], "frames after the delimiter", ""},
+		{"undecodable header", sign(`{"msg_id": `, "{}", "{}", "{}"), "header is not a JSON object", ""},
+		{"header not an object", sign(`[1,2]`, "{}", "{}", "{}"), "header is not a JSON object", ""},
+		{"content not JSON", sign(execBadContent, "{}", "{}", "\xff\xfe"), "content is not a JSON object", execBadContentID},
+		{"parent not an object", sign(complBadParent, "[]", "{}", `{"code":"x","cursor_pos":1}`), "parent_header is not a JSON object", complBadParentID},
+		{"no msg_type", sign(`{"msg_id":"x","session":"s"}`, "{}", "{}", "{}"), "no msg_type", ""},
+		{"header field of the wrong type", sign(`{"msg_id":5,"msg_type":"execute_request"}`, "{}", "{}", "{}"), "header", ""},
+		{"not a request", sign(`{"msg_id":"y","msg_type":"comm_msg"}`, "{}", "{}", "[]"), "dropping malformed comm_msg", ""},
 	}
 	for _, r := range raw {
 		c.sendRaw(c.shell, r.frames)
+		if r.answered != "" {
+			rep := c.reply(c.shellCh, r.answered)
+			rc := content(t, rep)
+			if rc["status"] != "error" || rc["ename"] != "ProtocolError" || !strings.HasSuffix(rep.Header.MsgType, "_reply") {
+				t.Errorf("%s: reply %s %v, want an error reply with ename ProtocolError", r.name, rep.Header.MsgType, rc)
+			}
+			if got := types(c.iopubUntilIdle(r.answered)); got != "status:busy status:idle" {
+				t.Errorf("%s: IOPub %s", r.name, got)
+			}
+		}
 		c.sendRaw(c.control, r.frames)
 		if reply, _ := c.execute("result alive", nil); reply["status"] != "ok" {
 			t.Fatalf("%s: kernel did not answer the next execute_request: %v", r.name, reply)
@@ -105,6 +154,14 @@ func TestRobustness(t *testing.T) {
 		if !strings.Contains(log.String(), r.log) {
 			t.Errorf("%s: log lacks %q:\n%s", r.name, r.log, log.String())
 		}
+	}
+	// A signed kernel_info_request with a header field of the wrong type
+	// is answered with an error on control too.
+	kiHdr := c.header("kernel_info_request")
+	kiHdrJSON := `{"msg_id":"` + kiHdr.MsgID + `","msg_type":"kernel_info_request","date":7}`
+	c.sendRaw(c.control, sign(kiHdrJSON, "{}", "{}", "{}"))
+	if r := content(t, c.reply(c.controlCh, kiHdr.MsgID)); r["status"] != "error" || r["ename"] != "ProtocolError" {
+		t.Errorf("malformed kernel_info_request on control: %v", r)
 	}
 
 	// Unknown message types get busy/idle and no reply, on both channels.

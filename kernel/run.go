@@ -248,8 +248,9 @@ type Command struct {
 }
 
 const usage = `usage:
-  gnnrepl kernel -f CONNECTION_FILE
-      serve a Jupyter kernel (Jupyter runs this from the kernelspec)
+  gnnrepl kernel -f CONNECTION_FILE [--max-message-size BYTES]
+      serve a Jupyter kernel (Jupyter runs this from the kernelspec); a peer
+      sending a message larger than BYTES (default 1 GiB) is disconnected
   gnnrepl kernel install [--user | --prefix DIR] [--name NAME] [--display-name TEXT]
       write the kernelspec so that Jupyter lists "Go (gnnrepl)"
 `
@@ -274,6 +275,7 @@ func (c Command) Run(args []string) int {
 	var file string
 	fs.StringVar(&file, "f", "", "Jupyter connection file")
 	fs.StringVar(&file, "connection-file", "", "Jupyter connection file")
+	maxMsg := fs.Int64("max-message-size", 0, "largest message in `BYTES` a peer may send (default 1 GiB)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -288,7 +290,14 @@ func (c Command) Run(args []string) int {
 		fmt.Fprintln(stderr, "gnnrepl kernel: no session factory")
 		return 1
 	}
+	if *maxMsg < 0 {
+		fmt.Fprintf(stderr, "gnnrepl kernel: --max-message-size must be positive, got %d\n", *maxMsg)
+		return 2
+	}
 	opts := c.Options
+	if *maxMsg > 0 {
+		opts.MaxMessageSize = *maxMsg
+	}
 	opts.CaptureStdio = true
 	if err := Run(file, c.NewSession, opts); err != nil {
 		fmt.Fprintf(stderr, "gnnrepl kernel: %v\n", err)

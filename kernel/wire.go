@@ -108,14 +108,27 @@ func (s *signer) sign(frames ...[]byte) []byte {
 
 // verify checks sig against the four frames in constant time and refuses a
 // signature it has already seen. It is safe for concurrent use.
+//
+// The signature must be the lower-case hex digest: the messaging
+// specification defines it as "the HMAC hex digest" of the frames, and the
+// reference implementation (jupyter_client's Session.sign, hexdigest())
+// writes lower case and compares received signatures byte for byte with
+// compare_digest, so an upper-case or mixed-case signature is refused as a
+// bad signature there and here. Accepting other spellings would also give
+// one message several valid signatures.
 func (s *signer) verify(sig []byte, frames ...[]byte) error {
 	if len(s.key) == 0 {
 		return nil
 	}
 	want := s.sign(frames...)
-	if !hmac.Equal(bytes.ToLower(sig), want) {
+	if !hmac.Equal(sig, want) {
 		return fmt.Errorf("%w: %w", ErrProtocol, ErrBadSignature)
 	}
+	return s.remember(want)
+}
+
+// remember records a verified signature, refusing one already seen.
+func (s *signer) remember(want []byte) error {
 	k := string(want)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -133,7 +146,63 @@ func (s *signer) verify(sig []byte, frames ...[]byte) error {
 
 // decode parses the frames of one multipart message and verifies its
 // signature. Errors wrap ErrProtocol.
+//
+// When the signature is valid but the message is malformed (a part that is
+// not a JSON object, a header field of the wrong type), decode returns the
+// error together with a partial message, if the header names a msg_type:
+// its Identities, RawHeader and Header (the fields that could be read),
+// so that the caller can answer a request with an error reply. A message
+// that cannot be authenticated (no delimiter, fewer than five frames after
+// it, a bad or replayed signature) returns a nil message.
 func (s *signer) decode(frames [][]byte) (*Message, error) {
+	d, err := s.authenticate(frames)
+	if err != nil {
+		return nil, err
+	}
+	rest := frames[d+1:]
+	if len(s.key) > 0 {
+		if err := s.remember(rest[0]); err != nil {
+			return nil, err
+		}
+	}
+	m := &Message{Identities: frames[:d], RawHeader: rest[1]}
+	partial := func(err error) (*Message, error) {
+		var h map[string]any
+		if json.Unmarshal(rest[1], &h) != nil {
+			return nil, err
+		}
+		str := func(k string) string { v, _ := h[k].(string); return v }
+		m.Header = Header{MsgID: str("msg_id"), Session: str("session"), Username: str("username"),
+			Date: str("date"), MsgType: str("msg_type"), Version: str("version")}
+		if m.Header.MsgType == "" {
+			return nil, err
+		}
+		m.Parent, m.Metadata, m.Content = json.RawMessage("{}"), json.RawMessage("{}"), json.RawMessage("{}")
+		return m, err
+	}
+	names := [4]string{"header", "parent_header", "metadata", "content"}
+	for i, f := range rest[1:5] {
+		if !isJSONObject(f) {
+			return partial(fmt.Errorf("%w: %s is not a JSON object", ErrProtocol, names[i]))
+		}
+	}
+	if err := json.Unmarshal(rest[1], &m.Header); err != nil {
+		return partial(fmt.Errorf("%w: header: %v", ErrProtocol, err))
+	}
+	if m.Header.MsgType == "" {
+		return nil, fmt.Errorf("%w: header has no msg_type", ErrProtocol)
+	}
+	m.Parent = rest[2]
+	m.Metadata = rest[3]
+	m.Content = rest[4]
+	m.Buffers = rest[5:]
+	return m, nil
+}
+
+// authenticate finds the delimiter of a multipart message (its index is
+// returned) and checks the signature of the four frames after it, without
+// recording it (decode does, to refuse replays). Errors wrap ErrProtocol.
+func (s *signer) authenticate(frames [][]byte) (int, error) {
 	d := -1
 	for i, f := range frames {
 		if string(f) == delimiter {
@@ -142,34 +211,16 @@ func (s *signer) decode(frames [][]byte) (*Message, error) {
 		}
 	}
 	if d < 0 {
-		return nil, fmt.Errorf("%w: no %s delimiter among %d frames", ErrProtocol, delimiter, len(frames))
+		return 0, fmt.Errorf("%w: no %s delimiter among %d frames", ErrProtocol, delimiter, len(frames))
 	}
 	rest := frames[d+1:]
 	if len(rest) < 5 {
-		return nil, fmt.Errorf("%w: %d frames after the delimiter, want at least 5 (signature, header, parent header, metadata, content)", ErrProtocol, len(rest))
+		return 0, fmt.Errorf("%w: %d frames after the delimiter, want at least 5 (signature, header, parent header, metadata, content)", ErrProtocol, len(rest))
 	}
-	if err := s.verify(rest[0], rest[1], rest[2], rest[3], rest[4]); err != nil {
-		return nil, err
+	if len(s.key) > 0 && !hmac.Equal(rest[0], s.sign(rest[1:5]...)) {
+		return 0, fmt.Errorf("%w: %w", ErrProtocol, ErrBadSignature)
 	}
-	m := &Message{Identities: frames[:d]}
-	names := [4]string{"header", "parent_header", "metadata", "content"}
-	for i, f := range rest[1:5] {
-		if !isJSONObject(f) {
-			return nil, fmt.Errorf("%w: %s is not a JSON object", ErrProtocol, names[i])
-		}
-	}
-	if err := json.Unmarshal(rest[1], &m.Header); err != nil {
-		return nil, fmt.Errorf("%w: header: %v", ErrProtocol, err)
-	}
-	if m.Header.MsgType == "" {
-		return nil, fmt.Errorf("%w: header has no msg_type", ErrProtocol)
-	}
-	m.RawHeader = rest[1]
-	m.Parent = rest[2]
-	m.Metadata = rest[3]
-	m.Content = rest[4]
-	m.Buffers = rest[5:]
-	return m, nil
+	return d, nil
 }
 
 // isJSONObject reports whether b is one valid JSON object.

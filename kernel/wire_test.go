@@ -27,8 +27,23 @@ func TestSignMatchesSpec(t *testing.T) {
 	if got := string(s.sign(parts...)); got != want {
 		t.Fatalf("sign = %s, want %s", got, want)
 	}
-	if err := s.verify([]byte(strings.ToUpper(want)), parts...); err != nil {
-		t.Errorf("upper-case hex rejected: %v", err)
+	// The specification's "HMAC hex digest" is Python's hexdigest(), lower
+	// case, which jupyter_client compares byte for byte: other spellings of
+	// the same digest are bad signatures.
+	mixed := []byte(want)
+	for i, ch := range mixed {
+		if ch >= 'a' && ch <= 'f' {
+			mixed[i] = ch - 'a' + 'A'
+			break
+		}
+	}
+	for _, sig := range []string{strings.ToUpper(want), string(mixed)} {
+		if err := s.verify([]byte(sig), parts...); !errors.Is(err, ErrBadSignature) {
+			t.Errorf("signature %s accepted or refused for another reason: %v", sig, err)
+		}
+	}
+	if err := s.verify([]byte(want), parts...); err != nil {
+		t.Errorf("lower-case hex rejected: %v", err)
 	}
 	if err := s.verify([]byte(want), parts...); err == nil || !strings.Contains(err.Error(), "duplicate") {
 		t.Errorf("replay accepted: %v", err)

@@ -44,23 +44,137 @@ var errSocketClosed = errors.New("kernel: socket closed")
 
 // bufConn buffers a connection's reads and writes. Writes accumulate until
 // Flush, or until the next Read (so a handshake's request is sent before
-// its reply is awaited).
+// its reply is awaited). Every byte read passes through a frameGuard,
+// which fails the read that would deliver the size of a frame or message
+// larger than the limit: zmq4 (Conn.read, v0.17.0) allocates a frame's
+// body as soon as it has read the size, and has no maximum-size option
+// (libzmq's ZMQ_MAXMSGSIZE), so the check must happen beneath it.
 type bufConn struct {
 	net.Conn
 	r  *bufio.Reader
+	g  frameGuard // used by the one goroutine that reads
 	mu sync.Mutex
 	w  *bufio.Writer
 }
 
-func newBufConn(c net.Conn) *bufConn {
-	return &bufConn{Conn: c, r: bufio.NewReaderSize(c, 64<<10), w: bufio.NewWriterSize(c, 64<<10)}
+func newBufConn(c net.Conn, limit int64) *bufConn {
+	return &bufConn{Conn: c, r: bufio.NewReaderSize(c, 64<<10), w: bufio.NewWriterSize(c, 64<<10),
+		g: frameGuard{limit: limit, skip: zmtpGreetingLen}}
 }
 
 func (c *bufConn) Read(p []byte) (int, error) {
+	if c.g.err != nil {
+		return 0, c.g.err
+	}
 	if err := c.Flush(); err != nil {
 		return 0, err
 	}
-	return c.r.Read(p)
+	n, err := c.r.Read(p)
+	if gerr := c.g.scan(p[:n]); gerr != nil {
+		// Deliver nothing of this read: with all the size bytes, io.ReadFull
+		// would drop the error and zmq4 allocate.
+		return 0, gerr
+	}
+	return n, err
+}
+
+// ErrMessageTooLarge is wrapped by the error that ends a connection whose
+// peer announced a frame or a multipart message larger than
+// Options.MaxMessageSize.
+var ErrMessageTooLarge = errors.New("message larger than the kernel's maximum size")
+
+// zmtpGreetingLen is the size of a ZMTP 3 greeting, which precedes the
+// frames.
+const zmtpGreetingLen = 64
+
+// frameOverhead is what a frame costs in memory beyond its body (the
+// slice header in the message and the allocation's rounding), counted
+// against the limit so that a stream of empty frames is bounded too.
+const frameOverhead = 64
+
+// handshakeLimit bounds the frames of the ZMTP handshake (the READY
+// command's metadata is a few dozen bytes).
+const handshakeLimit = 64 << 10
+
+// frameGuard follows the ZMTP 3 byte stream a peer sends (RFC 23: the
+// 64-byte greeting, then frames of a flags byte, a 1- or 8-byte size and
+// the body) and refuses, as soon as a frame's size has been read, a frame
+// that would take the message being received (the frames joined by the
+// MORE flag) beyond limit bytes.
+type frameGuard struct {
+	limit int64
+	err   error
+
+	state   int // guardSkip (greeting or body), guardFlags, guardSize
+	skip    int64
+	flags   byte
+	size    [8]byte
+	sizeN   int
+	sizeLen int
+	msg     int64 // bytes (with overheads) of the message so far
+}
+
+const (
+	guardSkip = iota
+	guardFlags
+	guardSize
+)
+
+// ZMTP frame flags.
+const (
+	zmtpMore = 0x01
+	zmtpLong = 0x02
+)
+
+// scan advances over p, the next bytes of the stream, and returns the
+// error (kept in g.err) for an oversized frame.
+func (g *frameGuard) scan(p []byte) error {
+	for len(p) > 0 {
+		switch g.state {
+		case guardSkip:
+			n := min(int64(len(p)), g.skip)
+			g.skip -= n
+			p = p[n:]
+			if g.skip == 0 {
+				g.state = guardFlags
+			}
+		case guardFlags:
+			g.flags = p[0]
+			p = p[1:]
+			g.sizeN, g.sizeLen = 0, 1
+			if g.flags&zmtpLong != 0 {
+				g.sizeLen = 8
+			}
+			g.state = guardSize
+		case guardSize:
+			n := copy(g.size[g.sizeN:g.sizeLen], p)
+			g.sizeN += n
+			p = p[n:]
+			if g.sizeN < g.sizeLen {
+				continue
+			}
+			var size uint64
+			for _, b := range g.size[:g.sizeLen] {
+				size = size<<8 | uint64(b)
+			}
+			if size > uint64(g.limit) || g.msg+int64(size)+frameOverhead > g.limit {
+				g.err = fmt.Errorf("%w: a frame of %d bytes after %d bytes of its message exceeds the limit of %d bytes",
+					ErrMessageTooLarge, size, g.msg, g.limit)
+				return g.err
+			}
+			if g.flags&zmtpMore != 0 {
+				g.msg += int64(size) + frameOverhead
+			} else {
+				g.msg = 0
+			}
+			g.skip = int64(size)
+			g.state = guardSkip
+			if size == 0 {
+				g.state = guardFlags
+			}
+		}
+	}
+	return nil
 }
 
 func (c *bufConn) Write(p []byte) (int, error) {
@@ -100,10 +214,11 @@ func (p *peer) send(frames [][]byte) error {
 // listener accepts connections and performs ZMTP handshakes, each on its
 // own goroutine with a deadline.
 type listener struct {
-	ln   net.Listener
-	typ  zmq4.SocketType
-	logf func(string, ...any)
-	name string
+	ln    net.Listener
+	typ   zmq4.SocketType
+	logf  func(string, ...any)
+	name  string
+	limit int64 // largest message a peer may send
 
 	mu      sync.Mutex
 	opening map[net.Conn]struct{}
@@ -115,12 +230,15 @@ type listener struct {
 // handshakeTimeout bounds a ZMTP greeting and handshake.
 const handshakeTimeout = 10 * time.Second
 
-func listen(network, addr string, typ zmq4.SocketType, name string, logf func(string, ...any), onPeer func(*peer)) (*listener, error) {
+func listen(network, addr string, typ zmq4.SocketType, name string, limit int64, logf func(string, ...any), onPeer func(*peer)) (*listener, error) {
+	if limit <= 0 {
+		limit = DefaultMaxMessageSize
+	}
 	ln, err := net.Listen(network, addr)
 	if err != nil {
 		return nil, err
 	}
-	l := &listener{ln: ln, typ: typ, name: name, logf: logf, opening: map[net.Conn]struct{}{}, onPeer: onPeer}
+	l := &listener{ln: ln, typ: typ, name: name, limit: limit, logf: logf, opening: map[net.Conn]struct{}{}, onPeer: onPeer}
 	l.wg.Add(1)
 	go l.accept()
 	return l, nil
@@ -162,7 +280,7 @@ func (l *listener) open(c net.Conn) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
-	bc := newBufConn(c)
+	bc := newBufConn(c, min(l.limit, handshakeLimit))
 	var zc *zmq4.Conn
 	err := func() (err error) {
 		defer func() {
@@ -188,6 +306,7 @@ func (l *listener) open(c net.Conn) {
 		c.Close()
 		return
 	}
+	bc.g.limit = l.limit
 	id := zc.Peer.Meta["Identity"]
 	p := &peer{id: id, conn: zc, bc: bc}
 	func() {
@@ -199,6 +318,14 @@ func (l *listener) open(c net.Conn) {
 		l.onPeer(p)
 	}()
 	c.Close()
+}
+
+// refused logs the end of a connection whose peer sent an oversized
+// message (other receive errors are a peer going away, not logged).
+func (l *listener) refused(p *peer, err error) {
+	if errors.Is(err, ErrMessageTooLarge) {
+		l.logf("%s: dropping the connection from %s: %v", l.name, p.bc.RemoteAddr(), err)
+	}
 }
 
 // Close stops accepting, aborts handshakes in progress and waits for the
@@ -234,9 +361,9 @@ type routerSocket struct {
 	done  chan struct{}
 }
 
-func listenRouter(network, addr, name string, logf func(string, ...any)) (*routerSocket, error) {
+func listenRouter(network, addr, name string, limit int64, logf func(string, ...any)) (*routerSocket, error) {
 	r := &routerSocket{in: make(chan [][]byte, 64), peers: map[string]*peer{}, done: make(chan struct{})}
-	l, err := listen(network, addr, zmq4.Router, name, logf, r.serve)
+	l, err := listen(network, addr, zmq4.Router, name, limit, logf, r.serve)
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +391,7 @@ func (r *routerSocket) serve(p *peer) {
 	for {
 		msg, err := p.conn.RecvMsg()
 		if err != nil {
+			r.l.refused(p, err)
 			return
 		}
 		if msg.Type == zmq4.CmdMsg {
@@ -359,9 +487,9 @@ func droppable(topic string) bool {
 	return false
 }
 
-func listenPub(network, addr string, logf func(string, ...any), welcome func(topic string) [][]byte) (*pubSocket, error) {
+func listenPub(network, addr string, limit int64, logf func(string, ...any), welcome func(topic string) [][]byte) (*pubSocket, error) {
 	ps := &pubSocket{subs: map[*subscriber]struct{}{}, welcome: welcome}
-	l, err := listen(network, addr, zmq4.Pub, "iopub", logf, ps.serve)
+	l, err := listen(network, addr, zmq4.Pub, "iopub", limit, logf, ps.serve)
 	if err != nil {
 		return nil, err
 	}
@@ -391,6 +519,7 @@ func (ps *pubSocket) serve(p *peer) {
 	for {
 		msg, err := p.conn.RecvMsg()
 		if err != nil {
+			ps.l.refused(p, err)
 			return
 		}
 		if len(msg.Frames) != 1 || len(msg.Frames[0]) == 0 {

@@ -13,7 +13,7 @@ import (
 // messages beyond pubHWM, never status messages, and does not block Send.
 func TestPubHighWaterMark(t *testing.T) {
 	log := &syncBuilder{}
-	ps, err := listenPub("tcp", "127.0.0.1:0", func(f string, a ...any) { log.Write([]byte(f)) }, nil)
+	ps, err := listenPub("tcp", "127.0.0.1:0", 0, func(f string, a ...any) { log.Write([]byte(f)) }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

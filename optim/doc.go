@@ -11,6 +11,17 @@
 // (momentum buffers, Adam's moments and step counts) can be saved and
 // restored with StateDict and LoadStateDict, with torch's key names.
 //
+// Learning-rate schedulers follow torch.optim.lr_scheduler (1.13): StepLR,
+// MultiStepLR, ExponentialLR, CosineAnnealingLR, LinearLR (warmup),
+// OneCycleLR (LRScheduler: Step once per epoch, or per batch for
+// OneCycleLR, after the optimizer's Step) and ReduceLROnPlateau (Step takes
+// the epoch's metric); SequentialLR runs schedulers one after another at
+// milestones (a warmup, then a decay). Constructing one performs its first step, as in
+// torch; each keeps per-group base learning rates, LastLR (get_last_lr)
+// and LastEpoch (last_epoch), and saves its state as a map of plain values
+// (StateDict, LoadStateDict). The sequences agree with torch 1.13's to
+// float64 rounding (testdata/schedulers.json, made by schedulers.py).
+//
 // The arithmetic follows PyTorch's single-tensor implementations
 // (torch/optim/sgd.py, adam.py, adamw.py): scalars such as the bias
 // corrections are computed in float64 and applied in float32, so a step
