@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/datasets/datasets"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"CaGrQcFolder":         reflect.ValueOf(constant.MakeFromLiteral("\"snap-ca-grqc\"", token.STRING, 0)),
 		"DataDir":              reflect.ValueOf(datasets.DataDir),
 		"DataDirEnv":           reflect.ValueOf(constant.MakeFromLiteral("\"GNNREPL_DATA\"", token.STRING, 0)),
 		"DefaultNumTest":       reflect.ValueOf(constant.MakeFromLiteral("1000", token.INT, 0)),
@@ -32,6 +33,7 @@ func init() {
 		"GNNBenchmarkNPZ":      reflect.ValueOf(datasets.GNNBenchmarkNPZ),
 		"Graph500Like":         reflect.ValueOf(datasets.Graph500Like),
 		"HTTPClient":           reflect.ValueOf(&datasets.HTTPClient).Elem(),
+		"LoadCaGrQc":           reflect.ValueOf(datasets.LoadCaGrQc),
 		"LoadOGBNodeProp":      reflect.ValueOf(datasets.LoadOGBNodeProp),
 		"LoadOrSynthetic":      reflect.ValueOf(datasets.LoadOrSynthetic),
 		"LoadPlanetoid":        reflect.ValueOf(datasets.LoadPlanetoid),
@@ -61,6 +63,7 @@ func init() {
 		"Dataset":          reflect.ValueOf((*datasets.Dataset)(nil)),
 		"FacebookRaw":      reflect.ValueOf((*datasets.FacebookRaw)(nil)),
 		"FileSpec":         reflect.ValueOf((*datasets.FileSpec)(nil)),
+		"LinkDataset":      reflect.ValueOf((*datasets.LinkDataset)(nil)),
 		"NPYArray":         reflect.ValueOf((*datasets.NPYArray)(nil)),
 		"OGBOptions":       reflect.ValueOf((*datasets.OGBOptions)(nil)),
 		"PlanetoidRaw":     reflect.ValueOf((*datasets.PlanetoidRaw)(nil)),

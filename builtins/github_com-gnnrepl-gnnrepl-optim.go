@@ -11,25 +11,71 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/optim/optim"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ErrOption": reflect.ValueOf(&optim.ErrOption).Elem(),
-		"ErrState":  reflect.ValueOf(&optim.ErrState).Elem(),
-		"NewAdam":   reflect.ValueOf(optim.NewAdam),
-		"NewAdamW":  reflect.ValueOf(optim.NewAdamW),
-		"NewSGD":    reflect.ValueOf(optim.NewSGD),
+		"ErrOption":            reflect.ValueOf(&optim.ErrOption).Elem(),
+		"ErrState":             reflect.ValueOf(&optim.ErrState).Elem(),
+		"NewAdam":              reflect.ValueOf(optim.NewAdam),
+		"NewAdamW":             reflect.ValueOf(optim.NewAdamW),
+		"NewCosineAnnealingLR": reflect.ValueOf(optim.NewCosineAnnealingLR),
+		"NewExponentialLR":     reflect.ValueOf(optim.NewExponentialLR),
+		"NewLinearLR":          reflect.ValueOf(optim.NewLinearLR),
+		"NewMultiStepLR":       reflect.ValueOf(optim.NewMultiStepLR),
+		"NewOneCycleLR":        reflect.ValueOf(optim.NewOneCycleLR),
+		"NewReduceLROnPlateau": reflect.ValueOf(optim.NewReduceLROnPlateau),
+		"NewSGD":               reflect.ValueOf(optim.NewSGD),
+		"NewSequentialLR":      reflect.ValueOf(optim.NewSequentialLR),
+		"NewStepLR":            reflect.ValueOf(optim.NewStepLR),
 
 		// type definitions
-		"Adam":        reflect.ValueOf((*optim.Adam)(nil)),
-		"AdamOptions": reflect.ValueOf((*optim.AdamOptions)(nil)),
-		"AdamW":       reflect.ValueOf((*optim.AdamW)(nil)),
-		"Error":       reflect.ValueOf((*optim.Error)(nil)),
-		"Optimizer":   reflect.ValueOf((*optim.Optimizer)(nil)),
-		"ParamGroup":  reflect.ValueOf((*optim.ParamGroup)(nil)),
-		"SGD":         reflect.ValueOf((*optim.SGD)(nil)),
-		"SGDOptions":  reflect.ValueOf((*optim.SGDOptions)(nil)),
+		"Adam":                     reflect.ValueOf((*optim.Adam)(nil)),
+		"AdamOptions":              reflect.ValueOf((*optim.AdamOptions)(nil)),
+		"AdamW":                    reflect.ValueOf((*optim.AdamW)(nil)),
+		"CosineAnnealingLR":        reflect.ValueOf((*optim.CosineAnnealingLR)(nil)),
+		"Error":                    reflect.ValueOf((*optim.Error)(nil)),
+		"ExponentialLR":            reflect.ValueOf((*optim.ExponentialLR)(nil)),
+		"LRScheduler":              reflect.ValueOf((*optim.LRScheduler)(nil)),
+		"LinearLR":                 reflect.ValueOf((*optim.LinearLR)(nil)),
+		"MultiStepLR":              reflect.ValueOf((*optim.MultiStepLR)(nil)),
+		"OneCycleLR":               reflect.ValueOf((*optim.OneCycleLR)(nil)),
+		"OneCycleOptions":          reflect.ValueOf((*optim.OneCycleOptions)(nil)),
+		"Optimizer":                reflect.ValueOf((*optim.Optimizer)(nil)),
+		"ParamGroup":               reflect.ValueOf((*optim.ParamGroup)(nil)),
+		"ReduceLROnPlateau":        reflect.ValueOf((*optim.ReduceLROnPlateau)(nil)),
+		"ReduceLROnPlateauOptions": reflect.ValueOf((*optim.ReduceLROnPlateauOptions)(nil)),
+		"SGD":                      reflect.ValueOf((*optim.SGD)(nil)),
+		"SGDOptions":               reflect.ValueOf((*optim.SGDOptions)(nil)),
+		"SequentialLR":             reflect.ValueOf((*optim.SequentialLR)(nil)),
+		"StepLR":                   reflect.ValueOf((*optim.StepLR)(nil)),
 
 		// interface wrapper definitions
-		"_Optimizer": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_optim_Optimizer)(nil)),
+		"_LRScheduler": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_optim_LRScheduler)(nil)),
+		"_Optimizer":   reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_optim_Optimizer)(nil)),
 	}
+}
+
+// _github_com_gnnrepl_gnnrepl_optim_LRScheduler is an interface wrapper for LRScheduler type
+type _github_com_gnnrepl_gnnrepl_optim_LRScheduler struct {
+	IValue         interface{}
+	WLastEpoch     func() int
+	WLastLR        func() []float64
+	WLoadStateDict func(sd map[string]any) error
+	WStateDict     func() map[string]any
+	WStep          func()
+}
+
+func (W _github_com_gnnrepl_gnnrepl_optim_LRScheduler) LastEpoch() int {
+	return W.WLastEpoch()
+}
+func (W _github_com_gnnrepl_gnnrepl_optim_LRScheduler) LastLR() []float64 {
+	return W.WLastLR()
+}
+func (W _github_com_gnnrepl_gnnrepl_optim_LRScheduler) LoadStateDict(sd map[string]any) error {
+	return W.WLoadStateDict(sd)
+}
+func (W _github_com_gnnrepl_gnnrepl_optim_LRScheduler) StateDict() map[string]any {
+	return W.WStateDict()
+}
+func (W _github_com_gnnrepl_gnnrepl_optim_LRScheduler) Step() {
+	W.WStep()
 }
 
 // _github_com_gnnrepl_gnnrepl_optim_Optimizer is an interface wrapper for Optimizer type

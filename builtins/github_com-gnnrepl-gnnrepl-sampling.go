@@ -5,28 +5,74 @@ package builtins
 import (
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/sampling"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/sampling/sampling"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"EpochSeed":     reflect.ValueOf(sampling.EpochSeed),
-		"ErrArgument":   reflect.ValueOf(&sampling.ErrArgument).Elem(),
-		"ErrClosed":     reflect.ValueOf(&sampling.ErrClosed).Elem(),
-		"NewDataLoader": reflect.ValueOf(sampling.NewDataLoader),
+		"AsEdgePredictionSampler": reflect.ValueOf(sampling.AsEdgePredictionSampler),
+		"EpochSeed":               reflect.ValueOf(sampling.EpochSeed),
+		"ErrArgument":             reflect.ValueOf(&sampling.ErrArgument).Elem(),
+		"ErrClosed":               reflect.ValueOf(&sampling.ErrClosed).Elem(),
+		"ExcludeNone":             reflect.ValueOf(constant.MakeFromLiteral("\"\"", token.STRING, 0)),
+		"ExcludeReverseID":        reflect.ValueOf(constant.MakeFromLiteral("\"reverse_id\"", token.STRING, 0)),
+		"ExcludeSelf":             reflect.ValueOf(constant.MakeFromLiteral("\"self\"", token.STRING, 0)),
+		"GlobalUniform":           reflect.ValueOf(sampling.GlobalUniform),
+		"NewDataLoader":           reflect.ValueOf(sampling.NewDataLoader),
+		"NewEdgeDataLoader":       reflect.ValueOf(sampling.NewEdgeDataLoader),
+		"PerSourceUniform":        reflect.ValueOf(sampling.PerSourceUniform),
+		"SampleNegativePairs":     reflect.ValueOf(sampling.SampleNegativePairs),
 
 		// type definitions
 		"DataLoader":                    reflect.ValueOf((*sampling.DataLoader)(nil)),
+		"EdgePredictionOptions":         reflect.ValueOf((*sampling.EdgePredictionOptions)(nil)),
+		"EdgePredictionSampler":         reflect.ValueOf((*sampling.EdgePredictionSampler)(nil)),
+		"ExcludingSampler":              reflect.ValueOf((*sampling.ExcludingSampler)(nil)),
 		"FullNeighborSampler":           reflect.ValueOf((*sampling.FullNeighborSampler)(nil)),
+		"GlobalUniformSampler":          reflect.ValueOf((*sampling.GlobalUniformSampler)(nil)),
 		"LoaderOptions":                 reflect.ValueOf((*sampling.LoaderOptions)(nil)),
 		"MultiLayerFullNeighborSampler": reflect.ValueOf((*sampling.MultiLayerFullNeighborSampler)(nil)),
+		"NegativeSampler":               reflect.ValueOf((*sampling.NegativeSampler)(nil)),
 		"NeighborSampler":               reflect.ValueOf((*sampling.NeighborSampler)(nil)),
+		"PerSourceUniformSampler":       reflect.ValueOf((*sampling.PerSourceUniformSampler)(nil)),
 		"Sampler":                       reflect.ValueOf((*sampling.Sampler)(nil)),
 
 		// interface wrapper definitions
-		"_Sampler": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_Sampler)(nil)),
+		"_ExcludingSampler": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler)(nil)),
+		"_NegativeSampler":  reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_NegativeSampler)(nil)),
+		"_Sampler":          reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_Sampler)(nil)),
 	}
+}
+
+// _github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler is an interface wrapper for ExcludingSampler type
+type _github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler struct {
+	IValue                 interface{}
+	WSampleBlocks          func(g *graph.Graph, seeds []int64, epochSeed uint64) ([]*graph.Block, error)
+	WSampleBlocksExcluding func(g *graph.Graph, seeds []int64, epochSeed uint64, excludeEIDs []int64) ([]*graph.Block, error)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler) SampleBlocks(g *graph.Graph, seeds []int64, epochSeed uint64) ([]*graph.Block, error) {
+	return W.WSampleBlocks(g, seeds, epochSeed)
+}
+func (W _github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler) SampleBlocksExcluding(g *graph.Graph, seeds []int64, epochSeed uint64, excludeEIDs []int64) ([]*graph.Block, error) {
+	return W.WSampleBlocksExcluding(g, seeds, epochSeed, excludeEIDs)
+}
+
+// _github_com_gnnrepl_gnnrepl_sampling_NegativeSampler is an interface wrapper for NegativeSampler type
+type _github_com_gnnrepl_gnnrepl_sampling_NegativeSampler struct {
+	IValue           interface{}
+	WSampleNegatives func(g *graph.Graph, eids []int64, seed uint64) (src []int64, dst []int64, err error)
+	WValidate        func(g *graph.Graph) error
+}
+
+func (W _github_com_gnnrepl_gnnrepl_sampling_NegativeSampler) SampleNegatives(g *graph.Graph, eids []int64, seed uint64) (src []int64, dst []int64, err error) {
+	return W.WSampleNegatives(g, eids, seed)
+}
+func (W _github_com_gnnrepl_gnnrepl_sampling_NegativeSampler) Validate(g *graph.Graph) error {
+	return W.WValidate(g)
 }
 
 // _github_com_gnnrepl_gnnrepl_sampling_Sampler is an interface wrapper for Sampler type
