@@ -265,3 +265,48 @@ func TestUsabilityErrors(t *testing.T) {
 		t.Errorf("Measurement prints %q", s)
 	}
 }
+
+// TestPredictCUDA plans the same training for a GPU (Config.Device
+// "cuda", the meta:cuda accounting): every allocation rounds up to the
+// caching allocator's blocks, the full graph's features and labels are on
+// the device (the host's dataset is not counted), and Suggest fits a GPU
+// budget.
+func TestPredictCUDA(t *testing.T) {
+	d := dataset(t, "cora")
+	for _, c := range []Config{
+		{Dataset: d, HiddenFeats: 64, Seed: 1},
+		{Dataset: d, HiddenFeats: 64, Seed: 1, Sampling: true, Fanouts: []int{5, 10}, BatchSize: 64, DryRunBatches: 2},
+	} {
+		cpu, err := Predict(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Device = "cuda"
+		gpu, err := Predict(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gpu.Config.Device != "cuda" || gpu.TensorPeak <= 0 || gpu.TensorPeak%512 != 0 || breakdownSum(gpu) != gpu.Peak {
+			t.Errorf("GPU plan %s: tensor peak %d (want a positive multiple of 512), breakdown %d of %d",
+				c.Summary(), gpu.TensorPeak, breakdownSum(gpu), gpu.Peak)
+		}
+		// On the GPU the step's tensors are counted rounded up; the CPU
+		// plan also counts the host dataset and the loader's buffers.
+		if step := cpu.TensorPeak - cpu.Resident; gpu.TensorPeak < step {
+			t.Errorf("%s: GPU peak %d below the CPU step's %d", c.Summary(), gpu.TensorPeak, step)
+		}
+		t.Logf("%s\n  cpu %s, cuda %s", c.Summary(), tensor.FormatBytes(cpu.TensorPeak), tensor.FormatBytes(gpu.TensorPeak))
+	}
+	c := Config{Dataset: d, HiddenFeats: 256, Seed: 1, Device: "cuda"}
+	full, err := Predict(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, p, err := Suggest(c, full.Peak-1)
+	if err != nil || !got.Sampling || p.Peak >= full.Peak || got.Device != "cuda" {
+		t.Errorf("Suggest for a GPU budget: %s, %d bytes, %v", got.Summary(), p.Peak, err)
+	}
+	if _, err := Predict(Config{Dataset: d, Device: "tpu"}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "tpu") {
+		t.Errorf("Device tpu: %v", err)
+	}
+}

@@ -131,7 +131,13 @@ func (r *runner) plan() Plan {
 	p.OptimizerState = snap.ByPhase[phStep]
 	p.Activations = snap.ByPhase[phForward]
 	p.Gradients = min(r.peakGrads, snap.ByPhase[phBackward])
-	batchX := min(r.peakBatchX, snap.ByPhase[phSample])
+	// The sampling phase's tensors are batches (the current one and any
+	// the loader made ahead): their features and labels, by the share
+	// they take in one batch, and the blocks' id arrays.
+	batchX := snap.ByPhase[phSample]
+	if r.peakBatch > 0 {
+		batchX = int64(float64(batchX) * min(1, float64(r.peakBatchX)/float64(r.peakBatch)))
+	}
 	var storeBytes int64
 	if r.store != nil && r.dev == "meta" {
 		storeBytes = min(r.store.Bytes(), snap.Counted)

@@ -52,9 +52,11 @@ type runner struct {
 	peaks       int64
 	peakGrads   int64 // bytes of the parameters' gradients then
 	peakBatchX  int64 // bytes of the current batch's gathered features and labels then
+	peakBatch   int64 // bytes the current batch's Next allocated then
 	peakAt      string
 	peakPhase   int
 	batchX      int64 // bytes of the current batch's features and labels
+	batch       int64 // bytes the current batch's Next allocated (its tensors and buffers)
 	maxBatch    int64 // the largest bytes one batch took on Next (sampling phase)
 	model       nn.Module
 	largest     []BlockSize
@@ -112,7 +114,7 @@ func (r *runner) notePeak() {
 	}
 	r.peaks = n
 	r.peakAt, r.peakPhase = snap.Op, snap.Phase
-	r.peakBatchX = r.batchX
+	r.peakBatchX, r.peakBatch = r.batchX, r.batch
 	r.peakGrads = 0
 	if r.model != nil {
 		for _, p := range r.model.Parameters() {
@@ -171,6 +173,7 @@ func (r *runner) run(steps int) error {
 	} else {
 		opts.PrefetchNodeFeats = []string{"feat"}
 	}
+	r.setPhase(phSample) // the loader may start sampling as soon as it is made
 	dl, err := sampling.NewDataLoader(r.g, r.seeds, sampling.NeighborSampler{Fanouts: c.Fanouts}, opts)
 	if err != nil {
 		return err
@@ -201,7 +204,8 @@ func (r *runner) run(steps int) error {
 		r.batchX = x.Nbytes() + y.Nbytes()
 		r.notePeak()
 		settle()
-		r.maxBatch = max(r.maxBatch, r.live()-before)
+		r.batch = r.live() - before
+		r.maxBatch = max(r.maxBatch, r.batch)
 		r.noteBlocks(blocks)
 		r.setPhase(phForward)
 		var loss *tensor.Tensor
