@@ -19,8 +19,11 @@ func Example() {
 	c, err := y.To("cpu") // "cuda" or "cuda:N" copies to a GPU
 	fmt.Println(c.Device(), err)
 	// Output:
-	// tensor([[6., 6.], [15., 15.]], shape=[2 2], dtype=float32, requires_grad=true)
-	// tensor([[5., 5.], [7., 7.], [9., 9.]], shape=[3 2], dtype=float32)
+	// tensor([[ 6.,  6.],
+	//         [15., 15.]], shape=[2 2], dtype=float32, grad_fn=<ReLUBackward>)
+	// tensor([[5., 5.],
+	//         [7., 7.],
+	//         [9., 9.]], shape=[3 2], dtype=float32)
 	// cpu <nil>
 }
 
@@ -29,7 +32,8 @@ func ExampleMatMul() {
 	b := tensor.FromFloat32([]float32{0, 1, 1, 0}, 2, 2) // swaps the columns
 	fmt.Println(tensor.MatMul(a, b))
 	// Output:
-	// tensor([[2., 1.], [4., 3.]], shape=[2 2], dtype=float32)
+	// tensor([[2., 1.],
+	//         [4., 3.]], shape=[2 2], dtype=float32)
 }
 
 // Reverse-mode autograd: the gradient of sum(x^2) is 2x.

@@ -1,10 +1,7 @@
 package tensor
 
 import (
-	"errors"
-	"fmt"
 	"math"
-	"strings"
 	"unsafe"
 )
 
@@ -339,89 +336,3 @@ func sameShape(a, b []int) bool {
 	return true
 }
 
-// String renders a summary and, for small tensors, the values, like
-// PyTorch's repr: tensor([[...]], shape=[2 3], dtype=float32).
-func (t *Tensor) String() string {
-	if t.st.device != "cpu" {
-		return deviceString(t)
-	}
-	var b strings.Builder
-	b.WriteString("tensor(")
-	if t.n <= 64 {
-		writeValues(&b, t, 0, 0)
-	} else {
-		b.WriteString("...")
-	}
-	fmt.Fprintf(&b, ", shape=%v, dtype=%s", t.shape, t.dtype)
-	if t.requiresGrad {
-		b.WriteString(", requires_grad=true")
-	} else if t.node != nil {
-		fmt.Fprintf(&b, ", grad_fn=%s", t.node.op)
-	}
-	b.WriteString(")")
-	return b.String()
-}
-
-// deviceString renders a tensor on another device than the CPU as String
-// does, with the device named: its values are downloaded, and a device that
-// holds none (meta, a freed storage) shows <no data>.
-func deviceString(t *Tensor) string {
-	var h *Tensor
-	if err := Catch(func() { h = download(t) }); err != nil {
-		if !errors.Is(err, ErrDevice) {
-			panic(err)
-		}
-		return fmt.Sprintf("tensor(<no data>, shape=%v, dtype=%s, device=%s)", t.shape, t.dtype, t.st.device)
-	}
-	h.requiresGrad, h.node = t.requiresGrad, t.node
-	s := h.String()
-	return s[:len(s)-1] + ", device=" + t.st.device + ")"
-}
-
-func writeValues(b *strings.Builder, t *Tensor, dim, off int) {
-	if len(t.shape) == 0 {
-		writeElem(b, t, 0)
-		return
-	}
-	stride := 1
-	for _, d := range t.shape[dim+1:] {
-		stride *= d
-	}
-	b.WriteString("[")
-	for i := 0; i < t.shape[dim]; i++ {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		if dim == len(t.shape)-1 {
-			writeElem(b, t, off+i)
-		} else {
-			writeValues(b, t, dim+1, off+i*stride)
-		}
-	}
-	b.WriteString("]")
-}
-
-func writeElem(b *strings.Builder, t *Tensor, i int) {
-	switch t.dtype {
-	case Float32:
-		v := t.Float32s()[i]
-		if math.Trunc(float64(v)) == float64(v) && math.Abs(float64(v)) < 1e7 {
-			fmt.Fprintf(b, "%.0f.", v)
-		} else {
-			fmt.Fprintf(b, "%.4g", v)
-		}
-	case Int64:
-		fmt.Fprintf(b, "%d", t.Int64s()[i])
-	case Bool:
-		fmt.Fprintf(b, "%t", t.Bools()[i])
-	case Float16, BFloat16:
-		v := elem(t, i)
-		if math.Trunc(v) == v && math.Abs(v) < 1e7 {
-			fmt.Fprintf(b, "%.0f.", v)
-		} else {
-			fmt.Fprintf(b, "%.4g", v)
-		}
-	case Int8:
-		fmt.Fprintf(b, "%d", t.Int8s()[i])
-	}
-}

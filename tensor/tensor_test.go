@@ -154,9 +154,38 @@ func TestMemoryAccounting(t *testing.T) {
 }
 
 func TestString(t *testing.T) {
-	s := FromFloat32([]float32{1, 2.5}, 2).String()
-	if s != "tensor([1., 2.5], shape=[2], dtype=float32)" {
-		t.Fatal(s)
+	cases := []struct {
+		x    *Tensor
+		want string
+	}{
+		{FromFloat32([]float32{1, 2.5}, 2), "tensor([1.0000, 2.5000], shape=[2], dtype=float32)"},
+		{FromFloat32([]float32{1, -20}, 2), "tensor([  1., -20.], shape=[2], dtype=float32)"},
+		{FromFloat32([]float32{1e-6, 2.5e3}, 2), "tensor([1.0000e-06, 2.5000e+03], shape=[2], dtype=float32)"},
+		{FromFloat32([]float32{float32(math.NaN()), float32(math.Inf(-1)), 0.5}, 3), "tensor([   nan,   -inf, 0.5000], shape=[3], dtype=float32)"},
+		{FromInt64([]int64{1, 20, 300}), "tensor([  1,  20, 300], shape=[3], dtype=int64)"},
+		{FromFloat32([]float32{1.5}), "tensor([1.5000], shape=[1], dtype=float32)"},
+		{Sum(FromFloat32([]float32{1.5, 2}, 2)), "tensor(3.5000, shape=[], dtype=float32)"},
+		{FromFloat32([]float32{1, 2, 3, 4}, 2, 2), "tensor([[1., 2.],\n        [3., 4.]], shape=[2 2], dtype=float32)"},
+	}
+	for _, c := range cases {
+		if s := c.x.String(); s != c.want {
+			t.Errorf("got  %s\nwant %s", s, c.want)
+		}
+	}
+	// Large tensors show their corners.
+	big := Zeros(2000, 100)
+	big.Float32s()[0], big.Float32s()[len(big.Float32s())-1] = 1, 2
+	s := big.String()
+	if !strings.HasPrefix(s, "tensor([[1., 0., 0., ..., 0., 0., 0.],") || !strings.Contains(s, "        ...,\n") ||
+		!strings.Contains(s, "[0., 0., 0., ..., 0., 0., 2.]], shape=[2000 100]") || strings.Count(s, "\n") != 6 {
+		t.Errorf("summarized:\n%s", s)
+	}
+	w := Ones(2).SetRequiresGrad(true)
+	if s := Mul(w, w).String(); !strings.HasSuffix(s, "grad_fn=<MulBackward>)") {
+		t.Errorf("grad_fn: %s", s)
+	}
+	if s := w.String(); !strings.HasSuffix(s, "requires_grad=true)") {
+		t.Errorf("leaf: %s", s)
 	}
 }
 
