@@ -335,4 +335,3 @@ func sameShape(a, b []int) bool {
 	}
 	return true
 }
-
