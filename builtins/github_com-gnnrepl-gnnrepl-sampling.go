@@ -21,6 +21,7 @@ func init() {
 		"ExcludeReverseID":        reflect.ValueOf(constant.MakeFromLiteral("\"reverse_id\"", token.STRING, 0)),
 		"ExcludeSelf":             reflect.ValueOf(constant.MakeFromLiteral("\"self\"", token.STRING, 0)),
 		"GlobalUniform":           reflect.ValueOf(sampling.GlobalUniform),
+		"MaxWorkers":              reflect.ValueOf(constant.MakeFromLiteral("1024", token.INT, 0)),
 		"NewDataLoader":           reflect.ValueOf(sampling.NewDataLoader),
 		"NewEdgeDataLoader":       reflect.ValueOf(sampling.NewEdgeDataLoader),
 		"PerSourceUniform":        reflect.ValueOf(sampling.PerSourceUniform),

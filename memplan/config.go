@@ -6,6 +6,7 @@ import (
 
 	"github.com/gnnrepl/gnnrepl/datasets"
 	"github.com/gnnrepl/gnnrepl/internal/engerr"
+	"github.com/gnnrepl/gnnrepl/sampling"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -79,7 +80,8 @@ type Config struct {
 	// planner counts them all (an upper bound).
 	NumWorkers, PrefetchFactor int
 	// DryRunBatches is the number of sampled batches Predict trains on
-	// (on the meta device) to find the peak (4 when 0).
+	// (on the meta device) to find the peak (4 when 0; at most 2 without a
+	// Dataset, whose uniform random graph gives batches alike).
 	DryRunBatches int
 	// Seed seeds the dry run's shuffle and sampling, as LoaderOptions.Seed
 	// (Measure uses it for the model, the loader and the sampler too).
@@ -232,6 +234,8 @@ func (c Config) normalized() (Config, error) {
 	case c.BatchSize < 0 || c.NumWorkers < 0 || c.PrefetchFactor < 0 || c.DryRunBatches < 0:
 		return bad("BatchSize (%d), NumWorkers (%d), PrefetchFactor (%d) and DryRunBatches (%d) must be >= 0",
 			c.BatchSize, c.NumWorkers, c.PrefetchFactor, c.DryRunBatches)
+	case c.NumWorkers > sampling.MaxWorkers || c.PrefetchFactor > sampling.MaxWorkers:
+		return bad("NumWorkers (%d) and PrefetchFactor (%d) must be at most %d, as the DataLoader's", c.NumWorkers, c.PrefetchFactor, sampling.MaxWorkers)
 	case c.DType != tensor.Float32 && c.DType != tensor.BFloat16 && c.DType != tensor.Float16:
 		return bad("DType must be float32, bfloat16 or float16, got %s", c.DType)
 	case c.FeatureStore != "float32" && c.FeatureStore != "float16" && c.FeatureStore != "bfloat16" && c.FeatureStore != "int8":

@@ -72,6 +72,7 @@ func Measure(c Config, steps int) (Measurement, error) {
 	d := n.Dataset
 	g := d.Graph
 	r := &runner{c: &n, dev: "cpu", g: g, feat: g.NData("feat"), labels: g.NData("label"), trainIdx: d.TrainIdx, seeds: d.TrainIdx}
+	warmGraph(g)
 	settleQuiet()
 	base := tensor.MemoryAllocated("cpu")
 	tensor.ResetPeakMemoryStats("cpu")

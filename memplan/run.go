@@ -183,6 +183,9 @@ func (r *runner) run(steps int) error {
 		opt.ZeroGrad()
 		settle()
 		r.setPhase(phSample)
+		if r.w != nil {
+			r.w.SetOp("DataLoader.Next")
+		}
 		before := r.live()
 		if !dl.Next() {
 			if err := dl.Err(); err != nil {

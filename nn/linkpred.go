@@ -25,7 +25,7 @@ func endpointRows(op string, g *graph.Graph, h *tensor.Tensor) (hu, hv *tensor.T
 		panicf(ErrShape, op, "h of shape %v does not fit the pair graph's %d nodes; want (%d, F)", h.Shape(), g.NumNodes(), g.NumNodes())
 	}
 	src, dst := g.Edges()
-	return tensor.IndexSelect(h, src), tensor.IndexSelect(h, dst)
+	return tensor.IndexSelect(h, onDevice(src, h.Device())), tensor.IndexSelect(h, onDevice(dst, h.Device()))
 }
 
 // DotPredictor scores every edge u -> v of a pair graph by the dot product
@@ -201,14 +201,7 @@ func pairUp(op string, pos, neg *tensor.Tensor) (p, n *tensor.Tensor) {
 	for i := range idx {
 		idx[i] = int64(i / k)
 	}
-	it := tensor.FromInt64(idx)
-	if d := p.Device(); d != "cpu" {
-		var err error
-		if it, err = it.To(d); err != nil {
-			panic(err)
-		}
-	}
-	return tensor.IndexSelect(p, it), n
+	return tensor.IndexSelect(p, onDevice(tensor.FromInt64(idx), p.Device())), n
 }
 
 // BPRLoss returns the Bayesian personalised ranking loss

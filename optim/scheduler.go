@@ -3,6 +3,7 @@ package optim
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"runtime"
 	"sort"
 	"strconv"
@@ -106,7 +107,7 @@ type sched struct {
 // groups' initial_lr.
 func (s *sched) init(kind string, opt Optimizer) {
 	s.kind = kind
-	if opt == nil {
+	if opt == nil || reflect.ValueOf(opt).Kind() == reflect.Pointer && reflect.ValueOf(opt).IsNil() {
 		panicf(ErrOption, kind, "optimizer is nil")
 	}
 	groups := opt.ParamGroups()

@@ -16,6 +16,9 @@ import (
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
+// MaxWorkers bounds LoaderOptions.NumWorkers and PrefetchFactor.
+const MaxWorkers = 1024
+
 // ErrClosed is returned by DataLoader.Err after Close.
 var ErrClosed = engerr.NewKind("sampling: the DataLoader is closed", nil)
 
@@ -221,6 +224,10 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 		return nil, fmt.Errorf("%s: BatchSize (%d), NumWorkers (%d) and PrefetchFactor (%d) must be >= 0: %w",
 			name, opts.BatchSize, opts.NumWorkers, opts.PrefetchFactor, ErrArgument)
 	}
+	if opts.NumWorkers > MaxWorkers || opts.PrefetchFactor > MaxWorkers {
+		return nil, fmt.Errorf("%s: NumWorkers (%d) and PrefetchFactor (%d) must be at most %d (each worker is a goroutine and each prefetched batch a batch in memory): %w",
+			name, opts.NumWorkers, opts.PrefetchFactor, MaxWorkers, ErrArgument)
+	}
 	if opts.Device == "" {
 		opts.Device = "cpu"
 	}
@@ -254,9 +261,22 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 		}
 	}
 	s := &source{g: g, seeds: append([]int64(nil), seeds...), sampler: sampler, opts: opts, edge: edge}
+	hostData := func(what, n string, t *tensor.Tensor) error {
+		if t.Device() == "cpu" || t.IsMeta() && isMetaDevice(dev) {
+			return nil
+		}
+		hint := ""
+		if t.IsMeta() {
+			hint = ` (a meta tensor has no values to gather: set Device: "meta" for batches of shapes only)`
+		}
+		return fmt.Errorf("%s: %s %q is on %s; the loader gathers from host memory%s: %w", name, what, n, t.Device(), hint, ErrArgument)
+	}
 	for _, n := range opts.PrefetchNodeFeats {
 		if !g.HasNData(n) {
 			return nil, fmt.Errorf("%s: PrefetchNodeFeats: no node data %q (have %v): %w", name, n, g.NDataNames(), ErrArgument)
+		}
+		if err := hostData("PrefetchNodeFeats", n, g.NData(n)); err != nil {
+			return nil, err
 		}
 		s.nodeFeats = append(s.nodeFeats, g.NData(n).Detach())
 	}
@@ -285,11 +305,17 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 		if !g.HasNData(n) {
 			return nil, fmt.Errorf("%s: PrefetchLabels: no node data %q (have %v): %w", name, n, g.NDataNames(), ErrArgument)
 		}
+		if err := hostData("PrefetchLabels", n, g.NData(n)); err != nil {
+			return nil, err
+		}
 		s.labels = append(s.labels, g.NData(n).Detach())
 	}
 	for _, n := range opts.PrefetchEdgeFeats {
 		if !g.HasEData(n) {
 			return nil, fmt.Errorf("%s: PrefetchEdgeFeats: no edge data %q (have %v): %w", name, n, g.EDataNames(), ErrArgument)
+		}
+		if err := hostData("PrefetchEdgeFeats", n, g.EData(n)); err != nil {
+			return nil, err
 		}
 		s.edgeFeats = append(s.edgeFeats, g.EData(n).Detach())
 	}
@@ -393,7 +419,9 @@ func (dl *DataLoader) start() {
 		rng.Shuffle(len(r.order), func(i, j int) { r.order[i], r.order[j] = r.order[j], r.order[i] })
 	}
 	if s.opts.NumWorkers > 0 && r.numBatches > 0 {
-		r.pipe = startPipeline(s, r, s.opts.NumWorkers, s.opts.NumWorkers*s.opts.PrefetchFactor)
+		// No more workers or queued batches than the epoch has batches.
+		workers := min(s.opts.NumWorkers, r.numBatches)
+		r.pipe = startPipeline(s, r, workers, min(workers*s.opts.PrefetchFactor, r.numBatches))
 		dl.ctl.set(r.pipe)
 	}
 	dl.cur = r

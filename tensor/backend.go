@@ -1,7 +1,7 @@
 package tensor
 
 import (
-	"fmt"
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"sort"
 	"strconv"
 	"strings"
@@ -171,8 +171,8 @@ func parseDevice(device string) (ordinal int, name string, err error) {
 	k := registry.kinds[kind]
 	registry.mu.Unlock()
 	if k == nil || kind == "" {
-		return 0, "", fmt.Errorf("tensor: unknown device %q (registered backends: %s; a GPU is \"cuda\" or \"cuda:N\"): %w",
-			device, registeredKinds(), ErrDevice)
+		return 0, "", engerr.New(ErrDevice, "tensor", "", "unknown device %q (registered backends: %s; a GPU is \"cuda\" or \"cuda:N\")",
+			device, registeredKinds())
 	}
 	if !k.Ordinals {
 		if !hasNum {
@@ -183,14 +183,14 @@ func parseDevice(device string) (ordinal int, name string, err error) {
 				return i, device, nil
 			}
 		}
-		return 0, "", fmt.Errorf("tensor: unknown device %q (%s takes no ordinal): %w", device, kind, ErrDevice)
+		return 0, "", engerr.New(ErrDevice, "tensor", "", "unknown device %q (%s takes no ordinal)", device, kind)
 	}
 	if !hasNum {
 		return 0, kind + ":0", nil
 	}
 	n, err := strconv.Atoi(num)
 	if err != nil || n < 0 || num != strconv.Itoa(n) {
-		return 0, "", fmt.Errorf("tensor: unknown device %q (want %q or \"%s:N\" with N >= 0): %w", device, kind, kind, ErrDevice)
+		return 0, "", engerr.New(ErrDevice, "tensor", "", "unknown device %q (want %q or \"%s:N\" with N >= 0)", device, kind, kind)
 	}
 	return n, kind + ":" + num, nil
 }

@@ -66,7 +66,7 @@ func CUDAStatus() (ok bool, why string) {
 	return cudaProbe.ok, cudaProbe.why
 }
 
-// To returns t on device ("cpu", "cuda", "cuda:N"), as torch.Tensor.to:
+// To returns t on device ("cpu", "cuda", "cuda:N", "meta"), as torch.Tensor.to:
 // t itself when it is already there, else a copy. The copy is
 // differentiable: the gradient flows back to t's device. It returns an error
 // wrapping ErrDevice for an unknown device string, and the driver's error
