@@ -26,9 +26,13 @@ import (
 type State struct {
 	// Model's parameters (nn.Module.NamedParameters, or its StateDict
 	// where it has one) are stored as tensors under their own names
-	// ("layers.0.fc_self.weight", DGL's and PyG's state_dict keys), so the
-	// file is a state dict safetensors.torch.load_file returns; the random
-	// generators it draws dropout from (nn.Generators) are saved too.
+	// ("layers.0.fc_self.weight", DGL's state_dict keys) and in PyTorch's
+	// layout: the weights of Linear layers (nn.TorchTransposed), which
+	// gnnrepl keeps (in, out), are written as torch.nn.Linear's (out, in)
+	// and transposed back by Load. The file is thus the state dict of the
+	// matching DGL model, as safetensors.torch.load_file returns it. The
+	// random generators the model draws dropout from (nn.Generators) are
+	// saved too.
 	Model nn.Module
 	// Optimizer's state (Optimizer.StateDict: Adam's moments and step
 	// counts, SGD's momentum buffers) is stored as tensors under
@@ -115,6 +119,16 @@ func modelState(m nn.Module) map[string]*tensor.Tensor {
 	return out
 }
 
+// transposed returns the names of m's parameters stored transposed from
+// torch's layout (nn.TorchTransposed).
+func transposed(m nn.Module) map[string]bool {
+	out := map[string]bool{}
+	for _, k := range nn.TorchTransposed(m) {
+		out[k] = true
+	}
+	return out
+}
+
 // generators returns every generator to save or restore: the model's
 // under "model" / "model.<module>", then s.Generators under their names.
 func (s *State) generators(op string) (map[string]*tensor.Generator, error) {
@@ -163,7 +177,11 @@ func Save(path string, s State) error {
 	d := doc{Version: formatVersion}
 	if s.Model != nil {
 		md := &modelDoc{Type: fmt.Sprintf("%T", s.Model)}
+		trans := transposed(s.Model)
 		for k, t := range modelState(s.Model) {
+			if trans[k] && t.Dim() == 2 && !strings.HasPrefix(t.Device(), "meta") {
+				t = tensor.Transpose(t.Detach().ToCPU()) // torch.nn.Linear's (out, in)
+			}
 			tensors[k] = t
 			md.Keys = append(md.Keys, k)
 		}
@@ -351,6 +369,7 @@ func Load(path string, s *State) error {
 	// Check everything that can be checked without changing anything.
 	var modelKeys []string
 	var modelDst map[string]*tensor.Tensor
+	var trans map[string]bool
 	if s.Model != nil {
 		if d != nil {
 			if d.Model == nil {
@@ -363,7 +382,8 @@ func Load(path string, s *State) error {
 			}
 		}
 		modelDst = modelState(s.Model)
-		if err := checkModel(tensors, modelKeys, modelDst); err != nil {
+		trans = transposed(s.Model)
+		if err := checkModel(tensors, modelKeys, modelDst, trans); err != nil {
 			return bad("%v", err)
 		}
 	}
@@ -485,6 +505,9 @@ func Load(path string, s *State) error {
 				if src.DType() != tensor.Float32 && modelDst[k].DType() == tensor.Float32 {
 					src = src.Float()
 				}
+				if trans[k] && src.Dim() == 2 {
+					src = tensor.Transpose(src)
+				}
 				modelDst[k].CopyFrom(src)
 			}
 		})
@@ -502,7 +525,7 @@ func Load(path string, s *State) error {
 // checkModel compares the file's model tensors with the model's: the
 // same names, shapes and compatible dtypes (float16 and bfloat16 load into
 // float32 parameters).
-func checkModel(tensors map[string]*tensor.Tensor, keys []string, dst map[string]*tensor.Tensor) error {
+func checkModel(tensors map[string]*tensor.Tensor, keys []string, dst map[string]*tensor.Tensor, trans map[string]bool) error {
 	var missing, extra, mis []string
 	inFile := map[string]bool{}
 	for _, k := range keys {
@@ -516,9 +539,13 @@ func checkModel(tensors map[string]*tensor.Tensor, keys []string, dst map[string
 			extra = append(extra, k)
 			continue
 		}
+		want := p.Shape()
+		if trans[k] && len(want) == 2 {
+			want[0], want[1] = want[1], want[0] // torch.nn.Linear's (out, in)
+		}
 		convertible := t.DType() == p.DType() || (p.DType() == tensor.Float32 && t.DType().IsFloatingPoint())
-		if !convertible || !slices.Equal(t.Shape(), p.Shape()) {
-			mis = append(mis, fmt.Sprintf("%s: the checkpoint has %s%v, the model %s%v", k, t.DType(), t.Shape(), p.DType(), p.Shape()))
+		if !convertible || !slices.Equal(t.Shape(), want) {
+			mis = append(mis, fmt.Sprintf("%s: the checkpoint has %s%v, the model %s%v", k, t.DType(), t.Shape(), p.DType(), want))
 		}
 	}
 	for k := range dst {

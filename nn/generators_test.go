@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -21,5 +22,17 @@ func TestGenerators(t *testing.T) {
 	}
 	if g := Generators(NewLinear(2, 2, true, nil)); len(g) != 0 {
 		t.Errorf("Linear: %v", g)
+	}
+}
+
+func TestTorchTransposed(t *testing.T) {
+	sage := NewGraphSAGE(SAGEOptions{InFeats: 4, OutFeats: 2, NumLayers: 2, Aggregator: "pool", Seed: 1})
+	got := fmt.Sprint(TorchTransposed(Checkpoint(sage)))
+	want := "[layers.0.fc_pool.weight layers.0.fc_self.weight layers.0.fc_neigh.weight layers.1.fc_pool.weight layers.1.fc_self.weight layers.1.fc_neigh.weight]"
+	if got != want {
+		t.Errorf("GraphSAGE: %s, want %s", got, want)
+	}
+	if got := TorchTransposed(NewGCN(GCNOptions{InFeats: 4, OutFeats: 2})); len(got) != 0 {
+		t.Errorf("GCN: %v, want none", got)
 	}
 }
