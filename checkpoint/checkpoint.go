@@ -171,8 +171,9 @@ func (s *State) generators(op string) (map[string]*tensor.Generator, error) {
 // It returns an *Error of kind ErrArgument for a reserved Meta key, a nil
 // generator or a tensor that cannot be stored, and the operating system's
 // error for a failed write; path is then unchanged.
-func Save(path string, s State) error {
+func Save(path string, s State) (err error) {
 	const op = "Save"
+	defer catch(&err)
 	tensors := map[string]*tensor.Tensor{}
 	d := doc{Version: formatVersion}
 	if s.Model != nil {
@@ -237,6 +238,18 @@ func Save(path string, s State) error {
 		meta[k] = v
 	}
 	return SaveFile(path, tensors, meta)
+}
+
+// catch turns an engine panic (a tensor op refusing a tensor) into the
+// error result, so that none escapes to the session.
+func catch(err *error) {
+	if p := recover(); p != nil {
+		if e, ok := p.(error); ok && engerr.IsEngine(p) {
+			*err = e
+			return
+		}
+		panic(p)
+	}
 }
 
 // add stores t under key, refusing a key the model already uses.
@@ -335,8 +348,9 @@ func decodeValues(v any) any {
 // one of another shape (naming each), another optimizer type or parameter
 // count, a scheduler or loader state the object refuses, or a non-nil
 // field whose part the file lacks. Nothing in s changes then.
-func Load(path string, s *State) error {
+func Load(path string, s *State) (err error) {
 	const op = "Load"
+	defer catch(&err)
 	if s == nil {
 		return engerr.New(ErrArgument, "checkpoint", op, "%s: the state is nil", path)
 	}
