@@ -2,6 +2,7 @@ package sampling
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
@@ -104,6 +105,7 @@ type DataLoader struct {
 	ctl *control
 
 	nextEpoch int
+	nextBatch int // the batch the next epoch starts at (LoadStateDict)
 	cur       *epochRun
 	batch     *batchResult
 	err       error
@@ -358,7 +360,77 @@ func (dl *DataLoader) Epoch() int {
 // that epoch's shuffle and samples exactly.
 func (dl *DataLoader) SetEpoch(e int) {
 	dl.Reset()
-	dl.nextEpoch = e
+	dl.nextEpoch, dl.nextBatch = e, 0
+}
+
+// StateDict returns the loader's position and what its batches depend on,
+// as plain values (torchdata's StatefulDataLoader.state_dict()): "epoch"
+// (Epoch()), "batch" (the number of batches of that epoch handed out so
+// far, 0 between epochs), and "seed", "num_seeds", "batch_size",
+// "shuffle", "drop_last" from the options. Every batch is a function of
+// (Seed, epoch, batch index), so this is all a resumed run needs.
+func (dl *DataLoader) StateDict() map[string]any {
+	epoch, batch := dl.nextEpoch, dl.nextBatch
+	if dl.cur != nil {
+		epoch, batch = dl.cur.epoch, dl.cur.next
+	}
+	o := dl.src.opts
+	return map[string]any{"epoch": epoch, "batch": batch, "seed": o.Seed, "num_seeds": len(dl.src.seeds),
+		"batch_size": o.BatchSize, "shuffle": o.Shuffle, "drop_last": o.DropLast}
+}
+
+// LoadStateDict abandons the epoch in progress and makes the next call to
+// Next hand out batch "batch" of epoch "epoch" of sd, which a StateDict
+// saved: the batches that follow are those the saving loader would have
+// handed out next. Numbers may come back as float64 (a JSON round trip).
+// It returns an error wrapping ErrArgument, and changes nothing, when a
+// key is missing or unknown, the position is out of range, or the seed,
+// the number of seeds, the batch size, shuffle or drop_last differ from
+// this loader's (the batches would then differ).
+func (dl *DataLoader) LoadStateDict(sd map[string]any) error {
+	const name = "sampling.DataLoader.LoadStateDict"
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %s: %w", name, fmt.Sprintf(format, args...), ErrArgument)
+	}
+	num := func(key string) (int64, error) {
+		switch v := sd[key].(type) {
+		case int:
+			return int64(v), nil
+		case int64:
+			return v, nil
+		case float64:
+			if v == float64(int64(v)) {
+				return int64(v), nil
+			}
+		}
+		return 0, bad("%s is %v (%T), want an integer", key, sd[key], sd[key])
+	}
+	o := dl.src.opts
+	if len(sd) != 7 {
+		return bad("%d entries, want the 7 of a DataLoader state (epoch, batch, seed, num_seeds, batch_size, shuffle, drop_last)", len(sd))
+	}
+	var v [5]int64
+	for i, k := range []string{"epoch", "batch", "seed", "num_seeds", "batch_size"} {
+		x, err := num(k)
+		if err != nil {
+			return err
+		}
+		v[i] = x
+	}
+	shuffle, ok1 := sd["shuffle"].(bool)
+	dropLast, ok2 := sd["drop_last"].(bool)
+	switch {
+	case !ok1 || !ok2:
+		return bad("shuffle and drop_last must be bools, got %v and %v", sd["shuffle"], sd["drop_last"])
+	case v[2] != o.Seed || v[3] != int64(len(dl.src.seeds)) || v[4] != int64(o.BatchSize) || shuffle != o.Shuffle || dropLast != o.DropLast:
+		return bad("saved from a loader with Seed %d, %d seeds, BatchSize %d, Shuffle %v, DropLast %v; this one has Seed %d, %d seeds, BatchSize %d, Shuffle %v, DropLast %v",
+			v[2], v[3], v[4], shuffle, dropLast, o.Seed, len(dl.src.seeds), o.BatchSize, o.Shuffle, o.DropLast)
+	case v[0] < 0 || v[0] > math.MaxInt32 || v[1] < 0 || v[1] > int64(dl.Len()):
+		return bad("position epoch %d, batch %d is out of range (%d batches per epoch)", v[0], v[1], dl.Len())
+	}
+	dl.Reset()
+	dl.nextEpoch, dl.nextBatch = int(v[0]), int(v[1])
+	return nil
 }
 
 // Reset abandons the epoch in progress, stopping its workers; the next call
@@ -409,8 +481,9 @@ func (dl *DataLoader) Next() bool {
 // start begins epoch dl.nextEpoch.
 func (dl *DataLoader) start() {
 	s := dl.src
-	r := &epochRun{epoch: dl.nextEpoch, epochSeed: EpochSeed(s.opts.Seed, dl.nextEpoch), numBatches: dl.Len()}
+	r := &epochRun{epoch: dl.nextEpoch, epochSeed: EpochSeed(s.opts.Seed, dl.nextEpoch), numBatches: dl.Len(), next: dl.nextBatch}
 	dl.nextEpoch++
+	dl.nextBatch = 0
 	dl.err, dl.batch = nil, nil
 	r.order = s.seeds
 	if s.opts.Shuffle {

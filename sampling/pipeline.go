@@ -39,7 +39,7 @@ func startPipeline(s *source, r *epochRun, workers, window int) *pipeline {
 	go func() {
 		defer p.wg.Done()
 		defer close(jobs)
-		for i := 0; i < r.numBatches; i++ {
+		for i := r.next; i < r.numBatches; i++ {
 			ch := make(chan result, 1)
 			select {
 			case p.pending <- ch:

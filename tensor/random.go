@@ -1,9 +1,12 @@
 package tensor
 
 import (
+	le "encoding/binary"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gnnrepl/gnnrepl/internal/engerr"
 )
 
 // RandomKernels are the primitive kernels of dropout: masks drawn from the
@@ -43,6 +46,7 @@ type Generator struct {
 	counter atomic.Uint64
 	mu      sync.Mutex
 	pcg     *rand.Rand // for parameter initialisation and shuffles
+	src     *rand.PCG  // pcg's source, whose state GetState saves
 }
 
 // NewGenerator returns a generator seeded with seed.
@@ -58,7 +62,50 @@ func (g *Generator) Seed(seed int64) {
 	defer g.mu.Unlock()
 	g.seed = uint64(seed)
 	g.counter.Store(0)
-	g.pcg = rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
+	g.src = rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)
+	g.pcg = rand.New(g.src)
+}
+
+// generatorStateMagic starts a GetState result; then come the seed and the Philox offset (little-endian uint64 each), then the
+// PCG stream's MarshalBinary form.
+const generatorStateMagic = "gnnrepl-gen1"
+
+// GetState returns g's whole state as bytes (torch.Generator.get_state):
+// the seed, the Philox offset of the dropout masks drawn so far and the
+// position of the sequential stream. SetState on any generator makes it
+// draw exactly what g draws next.
+func (g *Generator) GetState() []byte {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	b := append([]byte(nil), generatorStateMagic...)
+	b = le.LittleEndian.AppendUint64(b, g.seed)
+	b = le.LittleEndian.AppendUint64(b, g.counter.Load())
+	pcg, err := g.src.MarshalBinary()
+	if err != nil { // PCG.MarshalBinary cannot fail
+		panic(err)
+	}
+	return append(b, pcg...)
+}
+
+// SetState restores a state GetState returned (torch.Generator.set_state).
+// It returns an error of kind ErrArgument, and changes nothing, when state
+// is not such a state.
+func (g *Generator) SetState(state []byte) error {
+	const op = "Generator.SetState"
+	n := len(generatorStateMagic)
+	if len(state) < n+16 || string(state[:n]) != generatorStateMagic {
+		return engerr.New(ErrArgument, "tensor", op, "state (%d bytes) is not a generator state from GetState", len(state))
+	}
+	src := &rand.PCG{}
+	if err := src.UnmarshalBinary(state[n+16:]); err != nil {
+		return engerr.New(ErrArgument, "tensor", op, "state (%d bytes): its PCG stream: %v", len(state), err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seed = le.LittleEndian.Uint64(state[n:])
+	g.counter.Store(le.LittleEndian.Uint64(state[n+8:]))
+	g.src, g.pcg = src, rand.New(src)
+	return nil
 }
 
 // reserve claims n consecutive counter values and returns the first.
