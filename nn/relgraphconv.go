@@ -77,6 +77,7 @@ type RelGraphConv struct {
 	aggFirst bool
 	perm     *tensor.Tensor // (InFeats*NumRels*OutFeats) permutation to (InFeats, NumRels*OutFeats)
 	bddIdx   *tensor.Tensor
+	idIdx    *tensor.Tensor
 }
 
 // NewRelGraphConv builds a RelGraphConv. It panics with ErrOption naming
@@ -175,7 +176,29 @@ func (c *RelGraphConv) bddIndex() *tensor.Tensor {
 // a relation id outside [0, NumRels).
 func (c *RelGraphConv) Forward(g graph.MessageGraph, x, etypes, norm *tensor.Tensor) *tensor.Tensor {
 	const op = "RelGraphConv.Forward"
+	if x == nil {
+		return c.forwardIdentity(op, g, etypes, norm)
+	}
 	checkInput(op, g, x, c.InFeats)
+	norm = c.checkEdges(op, g, etypes, norm)
+	adj := c.relationalAdj(op, g, etypes, c.InFeats <= c.OutFeats)
+	nd, r, in, out := g.NumDstNodes(), c.NumRels, c.InFeats, c.OutFeats
+	w := c.relWeights() // (R*in, out)
+	var h *tensor.Tensor
+	if c.aggFirst {
+		agg := tensor.SpMM(adj, x, norm, "sum") // (nd*R, in)
+		h = tensor.MatMul(tensor.Reshape(agg, nd, r*in), w)
+	} else {
+		// x W_r for every r: x (ns, in) @ W' (in, R*out), W'[:, r*out+o] = W_r[:, o].
+		wt := tensor.Reshape(tensor.IndexSelect(tensor.Reshape(w, -1, 1), c.permIndex(x.Device())), in, r*out)
+		xw := tensor.Reshape(tensor.MatMul(x, wt), -1, out) // (ns*R, out)
+		h = tensor.SpMM(adj, xw, norm, "sum")
+	}
+	return c.finish(g, x, h)
+}
+
+// checkEdges validates etypes and norm against g and returns norm as (E).
+func (c *RelGraphConv) checkEdges(op string, g graph.MessageGraph, etypes, norm *tensor.Tensor) *tensor.Tensor {
 	if etypes == nil || etypes.DType() != tensor.Int64 || etypes.Dim() != 1 || etypes.Size(0) != g.NumEdges() {
 		shape := "nil"
 		if etypes != nil {
@@ -189,19 +212,50 @@ func (c *RelGraphConv) Forward(g graph.MessageGraph, x, etypes, norm *tensor.Ten
 		}
 		norm = tensor.Reshape(norm, -1)
 	}
-	adj := c.relationalAdj(op, g, etypes)
-	nd, r, in, out := g.NumDstNodes(), c.NumRels, c.InFeats, c.OutFeats
-	w := c.relWeights() // (R*in, out)
-	var h *tensor.Tensor
-	if c.aggFirst {
-		agg := tensor.SpMM(adj, x, norm, "sum") // (nd*R, in)
-		h = tensor.MatMul(tensor.Reshape(agg, nd, r*in), w)
-	} else {
-		// x W_r for every r: x (ns, in) @ W' (in, R*out), W'[:, r*out+o] = W_r[:, o].
-		wt := tensor.Reshape(tensor.IndexSelect(tensor.Reshape(w, -1, 1), c.permIndex(x.Device())), in, r*out)
-		xw := tensor.Reshape(tensor.MatMul(x, wt), -1, out) // (ns*R, out)
-		h = tensor.SpMM(adj, xw, norm, "sum")
+	return norm
+}
+
+// forwardIdentity is Forward on featureless nodes: x is the identity
+// (node i's input is one-hot i, R-GCN's featureless input), so x W_r is
+// W_r itself, InFeats is the number of source nodes, and the self loop
+// of node i is row i of W_0.
+func (c *RelGraphConv) forwardIdentity(op string, g graph.MessageGraph, etypes, norm *tensor.Tensor) *tensor.Tensor {
+	if g == nil {
+		panicf(ErrOption, op, "graph is nil")
 	}
+	if g.NumSrcNodes() != c.InFeats {
+		panicf(ErrShape, op, "featureless input (x nil) needs InFeats = the number of source nodes, have %d and %d", c.InFeats, g.NumSrcNodes())
+	}
+	norm = c.checkEdges(op, g, etypes, norm)
+	adj := c.relationalAdj(op, g, etypes, false)
+	// Row r*N+s of the stacked weights is x_s W_r; SpMM wants row s*R+r.
+	xw := tensor.IndexSelect(c.relWeights(), c.identityIndex(c.Weight.Device()))
+	h := tensor.SpMM(adj, xw, norm, "sum")
+	return c.finish(g, nil, h)
+}
+
+// identityIndex maps row s*R+r to row r*N+s of the stacked weights.
+func (c *RelGraphConv) identityIndex(device string) *tensor.Tensor {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.idIdx != nil && c.idIdx.Device() == device {
+		return c.idIdx
+	}
+	n, r := c.InFeats, c.NumRels
+	p := make([]int64, n*r)
+	for s := 0; s < n; s++ {
+		for k := 0; k < r; k++ {
+			p[s*r+k] = int64(k*n + s)
+		}
+	}
+	c.idIdx = onDevice(tensor.FromInt64(p), device)
+	return c.idIdx
+}
+
+// finish applies layer norm, bias, self loop (x nil: identity input),
+// activation and dropout to the aggregated messages h (NumDst, OutFeats).
+func (c *RelGraphConv) finish(g graph.MessageGraph, x, h *tensor.Tensor) *tensor.Tensor {
+	nd := g.NumDstNodes()
 	if c.LNWeight != nil {
 		h = layerNorm(h, c.LNWeight, c.LNBias, 1e-5)
 	}
@@ -209,11 +263,15 @@ func (c *RelGraphConv) Forward(g graph.MessageGraph, x, etypes, norm *tensor.Ten
 		h = tensor.Add(h, c.HBias)
 	}
 	if c.LoopWeight != nil {
-		xd := x
-		if nd != x.Size(0) {
-			xd = tensor.Narrow(x, 0, nd)
+		if x == nil {
+			h = tensor.Add(h, tensor.Narrow(c.LoopWeight, 0, nd))
+		} else {
+			xd := x
+			if nd != x.Size(0) {
+				xd = tensor.Narrow(x, 0, nd)
+			}
+			h = tensor.Add(h, tensor.MatMul(xd, c.LoopWeight))
 		}
-		h = tensor.Add(h, tensor.MatMul(xd, c.LoopWeight))
 	}
 	if c.Activation != nil {
 		h = c.Activation(h)
@@ -250,11 +308,11 @@ func (c *RelGraphConv) permIndex(device string) *tensor.Tensor {
 // from the NumSrc sources to NumDst*NumRels destinations d*R+r; otherwise
 // one from NumSrc*NumRels sources s*R+r to the NumDst destinations. Either
 // keeps g's edge ids, so norm is indexed in g's edge-id order.
-func (c *RelGraphConv) relationalAdj(op string, g graph.MessageGraph, etypes *tensor.Tensor) *tensor.Adj {
+func (c *RelGraphConv) relationalAdj(op string, g graph.MessageGraph, etypes *tensor.Tensor, aggFirst bool) *tensor.Adj {
 	adj := g.Adj()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cacheAdj == adj && c.cacheET == etypes {
+	if c.cacheAdj == adj && c.cacheET == etypes && c.aggFirst == aggFirst {
 		return c.relAdj
 	}
 	et := etypes
@@ -279,7 +337,7 @@ func (c *RelGraphConv) relationalAdj(op string, g graph.MessageGraph, etypes *te
 	}
 	e := adj.NumEdges()
 	out := &tensor.Adj{Indices: make([]int64, e), EIDs: make([]int64, e)}
-	c.aggFirst = c.InFeats <= c.OutFeats
+	c.aggFirst = aggFirst
 	if !c.aggFirst {
 		out.NumSrc, out.NumDst = adj.NumSrc*c.NumRels, adj.NumDst
 		out.Indptr = append([]int64(nil), adj.Indptr...)

@@ -20,7 +20,8 @@ type RGCNOptions struct {
 	// NumRels is the number of relations (canonical edge types, reverse
 	// relations included).
 	NumRels int
-	// Regularizer is "basis" (the default when empty) or "bdd"; NumBases
+	// Regularizer is "basis" (the default when empty), "bdd" or "none"
+	// (a full weight per relation, the paper's AIFB setting); NumBases
 	// is the number of bases (NumRels when 0, as entity.py).
 	Regularizer string
 	NumBases    int
@@ -28,6 +29,11 @@ type RGCNOptions struct {
 	SelfLoop bool
 	// Dropout is applied to the hidden layer's output in training mode.
 	Dropout float32
+	// Featureless feeds the first layer the identity (one-hot node ids,
+	// the R-GCN paper's featureless input: W_r of the first layer is
+	// (NumNodes, HiddenFeats) per relation or basis) instead of an
+	// Embedding.
+	Featureless bool
 	// Seed seeds the initial weights and dropout.
 	Seed int64
 }
@@ -54,10 +60,23 @@ func NewRGCN(o RGCNOptions) *RGCN {
 	}
 	checkPositive("RGCN", "NumNodes", o.NumNodes)
 	gen := tensor.NewGenerator(o.Seed)
-	m := &RGCN{Emb: NewEmbedding(o.NumNodes, o.HiddenFeats, gen)}
-	m.child("emb", m.Emb)
+	m := &RGCN{}
+	in0 := o.NumNodes
+	if !o.Featureless {
+		m.Emb = NewEmbedding(o.NumNodes, o.HiddenFeats, gen)
+		m.child("emb", m.Emb)
+		in0 = o.HiddenFeats
+	}
 	for i, out := range []int{o.HiddenFeats, o.OutFeats} {
-		lo := RelGraphConvOptions{InFeats: o.HiddenFeats, OutFeats: out, NumRels: o.NumRels, Regularizer: o.Regularizer,
+		in := o.HiddenFeats
+		if i == 0 {
+			in = in0
+		}
+		reg := o.Regularizer
+		if reg == "none" {
+			reg = ""
+		}
+		lo := RelGraphConvOptions{InFeats: in, OutFeats: out, NumRels: o.NumRels, Regularizer: reg,
 			NumBases: o.NumBases, NoSelfLoop: !o.SelfLoop, Gen: gen}
 		if i == 0 {
 			lo.Activation = tensor.ReLU
@@ -75,7 +94,10 @@ func NewRGCN(o RGCNOptions) *RGCN {
 // etypes (E) int64 its edges' relation ids, norm (E, 1) or nil their
 // weights (graph.NormByDst per relation). Panics as RelGraphConv.Forward.
 func (m *RGCN) Forward(g graph.MessageGraph, etypes, norm *tensor.Tensor) *tensor.Tensor {
-	h := m.Emb.Weight
+	var h *tensor.Tensor // nil: featureless
+	if m.Emb != nil {
+		h = m.Emb.Weight
+	}
 	for _, l := range m.Layers {
 		h = l.Forward(g, h, etypes, norm)
 	}
@@ -83,5 +105,8 @@ func (m *RGCN) Forward(g graph.MessageGraph, etypes, norm *tensor.Tensor) *tenso
 }
 
 func (m *RGCN) String() string {
+	if m.Emb == nil {
+		return fmt.Sprintf("RGCN(featureless, %v, %v)", m.Layers[0], m.Layers[1])
+	}
 	return fmt.Sprintf("RGCN(%v, %v, %v)", m.Emb, m.Layers[0], m.Layers[1])
 }
