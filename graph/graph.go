@@ -183,14 +183,29 @@ func (g *Graph) one(op string) *relation {
 	return g.rels[0]
 }
 
+// rel returns the relation named etype: an edge type name that only one
+// canonical edge type has, or a canonical edge type's String form
+// ("src", "etype", "dst"). It panics with ErrArgument naming the candidates
+// for an unknown or ambiguous name.
 func (g *Graph) rel(etype string) *relation {
+	var found *relation
+	var same []string
 	for _, r := range g.rels {
-		if r.ce.EType == etype || r.ce.String() == etype {
+		if r.ce.String() == etype {
 			return r
 		}
+		if r.ce.EType == etype {
+			found = r
+			same = append(same, r.ce.String())
+		}
 	}
-	panicf(engerr.ErrArgument, "no edge type %q (have %v)", etype, g.ETypes())
-	return nil
+	if len(same) > 1 {
+		panicf(engerr.ErrArgument, "edge type %q is ambiguous: %s have it; use the canonical form", etype, strings.Join(same, ", "))
+	}
+	if found == nil {
+		panicf(engerr.ErrArgument, "no edge type %q (have %v)", etype, g.ETypes())
+	}
+	return found
 }
 
 // IsHomogeneous reports whether g has one node type and one edge type.

@@ -1,0 +1,112 @@
+package nn
+
+import (
+	"fmt"
+
+	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/tensor"
+)
+
+// RGCNOptions configures an RGCN entity classifier. Zero values take the
+// defaults of DGL's examples/pytorch/rgcn/entity.py.
+type RGCNOptions struct {
+	// NumNodes is the number of nodes of the homogeneous graph: every node
+	// gets a learnable input embedding (featureless nodes).
+	NumNodes int
+	// HiddenFeats is the embedding and hidden size (16 when 0).
+	HiddenFeats int
+	// OutFeats is the number of classes.
+	OutFeats int
+	// NumRels is the number of relations (canonical edge types, reverse
+	// relations included).
+	NumRels int
+	// Regularizer is "basis" (the default when empty), "bdd" or "none"
+	// (a full weight per relation, the paper's AIFB setting); NumBases
+	// is the number of bases (NumRels when 0, as entity.py).
+	Regularizer string
+	NumBases    int
+	// SelfLoop adds the self-loop term to both layers (entity.py: off).
+	SelfLoop bool
+	// Dropout is applied to the hidden layer's output in training mode.
+	Dropout float32
+	// Featureless feeds the first layer the identity (one-hot node ids,
+	// the R-GCN paper's featureless input: W_r of the first layer is
+	// (NumNodes, HiddenFeats) per relation or basis) instead of an
+	// Embedding.
+	Featureless bool
+	// Seed seeds the initial weights and dropout.
+	Seed int64
+}
+
+// RGCN is the two-layer R-GCN for entity classification of Schlichtkrull,
+// Kipf et al. (ESWC 2018) as DGL's examples/pytorch/rgcn/entity.py builds
+// it: an Embedding of every node as input, RelGraphConv(Hidden, Hidden,
+// ReLU) and RelGraphConv(Hidden, OutFeats), both with the basis
+// regularizer, no self loop and the bias.
+type RGCN struct {
+	core
+	Emb    *Embedding
+	Layers []*RelGraphConv
+}
+
+// NewRGCN builds the model. It panics with ErrOption naming a size that
+// is not positive or an unknown regularizer.
+func NewRGCN(o RGCNOptions) *RGCN {
+	if o.HiddenFeats == 0 {
+		o.HiddenFeats = 16
+	}
+	if o.Regularizer == "" {
+		o.Regularizer = "basis"
+	}
+	checkPositive("RGCN", "NumNodes", o.NumNodes)
+	gen := tensor.NewGenerator(o.Seed)
+	m := &RGCN{}
+	in0 := o.NumNodes
+	if !o.Featureless {
+		m.Emb = NewEmbedding(o.NumNodes, o.HiddenFeats, gen)
+		m.child("emb", m.Emb)
+		in0 = o.HiddenFeats
+	}
+	for i, out := range []int{o.HiddenFeats, o.OutFeats} {
+		in := o.HiddenFeats
+		if i == 0 {
+			in = in0
+		}
+		reg := o.Regularizer
+		if reg == "none" {
+			reg = ""
+		}
+		lo := RelGraphConvOptions{InFeats: in, OutFeats: out, NumRels: o.NumRels, Regularizer: reg,
+			NumBases: o.NumBases, NoSelfLoop: !o.SelfLoop, Gen: gen}
+		if i == 0 {
+			lo.Activation = tensor.ReLU
+			lo.Dropout = o.Dropout
+		}
+		l := NewRelGraphConv(lo)
+		m.Layers = append(m.Layers, l)
+		m.child(fmt.Sprintf("conv%d", i+1), l)
+	}
+	return m
+}
+
+// Forward returns the class logits of every node of g, (NumNodes,
+// OutFeats) float32: g is the homogeneous graph (graph.ToHomogeneous),
+// etypes (E) int64 its edges' relation ids, norm (E, 1) or nil their
+// weights (graph.NormByDst per relation). Panics as RelGraphConv.Forward.
+func (m *RGCN) Forward(g graph.MessageGraph, etypes, norm *tensor.Tensor) *tensor.Tensor {
+	var h *tensor.Tensor // nil: featureless
+	if m.Emb != nil {
+		h = m.Emb.Weight
+	}
+	for _, l := range m.Layers {
+		h = l.Forward(g, h, etypes, norm)
+	}
+	return h
+}
+
+func (m *RGCN) String() string {
+	if m.Emb == nil {
+		return fmt.Sprintf("RGCN(featureless, %v, %v)", m.Layers[0], m.Layers[1])
+	}
+	return fmt.Sprintf("RGCN(%v, %v, %v)", m.Emb, m.Layers[0], m.Layers[1])
+}
