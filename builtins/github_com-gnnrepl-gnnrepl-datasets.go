@@ -12,6 +12,8 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/datasets/datasets"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"AIFBFolder":           reflect.ValueOf(constant.MakeFromLiteral("\"aifb\"", token.STRING, 0)),
+		"BlankNode":            reflect.ValueOf(datasets.BlankNode),
 		"CaGrQcFolder":         reflect.ValueOf(constant.MakeFromLiteral("\"snap-ca-grqc\"", token.STRING, 0)),
 		"DataDir":              reflect.ValueOf(datasets.DataDir),
 		"DataDirEnv":           reflect.ValueOf(constant.MakeFromLiteral("\"GNNREPL_DATA\"", token.STRING, 0)),
@@ -33,11 +35,17 @@ func init() {
 		"GNNBenchmarkNPZ":      reflect.ValueOf(datasets.GNNBenchmarkNPZ),
 		"Graph500Like":         reflect.ValueOf(datasets.Graph500Like),
 		"HTTPClient":           reflect.ValueOf(&datasets.HTTPClient).Elem(),
+		"IRI":                  reflect.ValueOf(datasets.IRI),
+		"Literal":              reflect.ValueOf(datasets.Literal),
+		"LoadAIFB":             reflect.ValueOf(datasets.LoadAIFB),
 		"LoadCaGrQc":           reflect.ValueOf(datasets.LoadCaGrQc),
+		"LoadMUTAG":            reflect.ValueOf(datasets.LoadMUTAG),
+		"LoadNTriples":         reflect.ValueOf(datasets.LoadNTriples),
 		"LoadOGBNodeProp":      reflect.ValueOf(datasets.LoadOGBNodeProp),
 		"LoadOrSynthetic":      reflect.ValueOf(datasets.LoadOrSynthetic),
 		"LoadPlanetoid":        reflect.ValueOf(datasets.LoadPlanetoid),
 		"LoadPlanetoidRaw":     reflect.ValueOf(datasets.LoadPlanetoidRaw),
+		"MUTAGFolder":          reflect.ValueOf(constant.MakeFromLiteral("\"rgcn-mutag\"", token.STRING, 0)),
 		"OGBNodeProp":          reflect.ValueOf(datasets.OGBNodeProp),
 		"ParseNPY":             reflect.ValueOf(datasets.ParseNPY),
 		"Planetoid":            reflect.ValueOf(datasets.Planetoid),
@@ -68,8 +76,12 @@ func init() {
 		"OGBOptions":       reflect.ValueOf((*datasets.OGBOptions)(nil)),
 		"PlanetoidRaw":     reflect.ValueOf((*datasets.PlanetoidRaw)(nil)),
 		"PowerLawOptions":  reflect.ValueOf((*datasets.PowerLawOptions)(nil)),
+		"RDFDataset":       reflect.ValueOf((*datasets.RDFDataset)(nil)),
+		"RDFTerm":          reflect.ValueOf((*datasets.RDFTerm)(nil)),
+		"RDFTermKind":      reflect.ValueOf((*datasets.RDFTermKind)(nil)),
 		"RMATOptions":      reflect.ValueOf((*datasets.RMATOptions)(nil)),
 		"SNAPEdgeList":     reflect.ValueOf((*datasets.SNAPEdgeList)(nil)),
 		"SyntheticOptions": reflect.ValueOf((*datasets.SyntheticOptions)(nil)),
+		"Triple":           reflect.ValueOf((*datasets.Triple)(nil)),
 	}
 }

@@ -29,6 +29,7 @@ const PreludeImports = `import (
 
 	"github.com/gnnrepl/gnnrepl/amp"
 	"github.com/gnnrepl/gnnrepl/builtins/display"
+	"github.com/gnnrepl/gnnrepl/checkpoint"
 	"github.com/gnnrepl/gnnrepl/datasets"
 	"github.com/gnnrepl/gnnrepl/featstore"
 	"github.com/gnnrepl/gnnrepl/graph"
