@@ -1,8 +1,10 @@
 package nn
 
 import (
+	"math"
 	"testing"
 
+	"github.com/gnnrepl/gnnrepl/datasets"
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/optim"
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -54,4 +56,50 @@ func TestToMeta(t *testing.T) {
 			t.Errorf("%T: To(tpu) gave no error", m)
 		}
 	}
+}
+
+// TestCUDATraining trains the same GraphSAGE full-graph on Cora on the CPU
+// and, moved with To("cuda"), on the GPU: the losses agree step by step
+// and the test accuracy is the CPU's (scripts/gpu-check.sh runs it; it
+// skips without CUDA).
+func TestCUDATraining(t *testing.T) {
+	if ok, why := tensor.CUDAStatus(); !ok {
+		t.Skip("no CUDA: " + why)
+	}
+	d, err := datasets.LoadPlanetoid("cora", sharedData(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var losses [2][]float64
+	var accs [2]float64
+	for k, dev := range []string{"cpu", "cuda"} {
+		m := NewGraphSAGE(SAGEOptions{InFeats: d.NumFeatures, HiddenFeats: 64, OutFeats: d.NumClasses, Seed: 1})
+		if err := m.To(dev); err != nil {
+			t.Fatal(err)
+		}
+		opt := optim.NewAdam(m.Parameters(), optim.AdamOptions{LR: 0.01, WeightDecay: 5e-4})
+		x, err := d.Graph.NData("feat").To(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, _ := d.Graph.NData("label").To(dev)
+		for step := 0; step < 50; step++ {
+			opt.ZeroGrad()
+			loss := MaskedCrossEntropy(m.Forward(d.Graph, x), y, d.TrainIdx)
+			loss.Backward()
+			opt.Step()
+			losses[k] = append(losses[k], loss.Item())
+		}
+		m.Eval()
+		accs[k] = MaskedAccuracy(m.Forward(d.Graph, x), y, d.TestIdx)
+	}
+	for i := range losses[0] {
+		if math.Abs(losses[0][i]-losses[1][i]) > 1e-3*math.Max(1, losses[0][i]) {
+			t.Fatalf("step %d: cpu loss %.6f, cuda %.6f", i, losses[0][i], losses[1][i])
+		}
+	}
+	if math.Abs(accs[0]-accs[1]) > 0.01 {
+		t.Errorf("test accuracy cpu %.4f, cuda %.4f", accs[0], accs[1])
+	}
+	t.Logf("GraphSAGE on Cora, 50 steps: test accuracy cpu %.4f, cuda %.4f", accs[0], accs[1])
 }

@@ -156,7 +156,8 @@ func (d *cudaDevice) alloc(op string, n int64) (kernels.DevicePtr, int64) {
 		d.emptyCache()
 		p, err = d.dev.Alloc(int(b))
 		if err != nil {
-			panicf(ErrOutOfMemory, op, "cannot allocate %s on %s (allocated %s, reserved %s): %v",
+			panicf(ErrOutOfMemory, op, "cannot allocate %s on %s (allocated %s, reserved %s): %v; "+
+				"memplan.Predict(memplan.Config{..., Device: \"cuda\"}) predicts a training peak and memplan.Suggest finds a setting that fits a budget",
 				FormatBytes(b), d.name, FormatBytes(d.stats.allocated.Load()), FormatBytes(d.stats.reserved.Load()), err)
 		}
 	}
