@@ -40,7 +40,7 @@ func TestMPI(t *testing.T) {
 		if err != nil || strings.Contains(s, "--- FAIL") || !strings.Contains(s, "PASS") {
 			t.Fatalf("mpirun -np %d: %v\n%s", np, err, s)
 		}
-		if n := strings.Count(s, "--- PASS: TestMPIChildCollectives"); n != np {
+		if n := strings.Count(s, "--- PASS: TestMPIChildCollectives") + strings.Count(s, "--- PASS: TestMPIChildDataParallel"); n != 2*np {
 			t.Fatalf("mpirun -np %d: %d ranks passed TestMPIChildCollectives\n%s", np, n, s)
 		}
 		t.Logf("mpirun -np %d:\n%s", np, s)
