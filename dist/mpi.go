@@ -222,4 +222,3 @@ func ptr[T any](s []T) unsafe.Pointer {
 
 // count32 checks that n fits MPI's int counts.
 func count32(n int) bool { return n >= 0 && n <= math.MaxInt32 }
-
