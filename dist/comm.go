@@ -178,10 +178,15 @@ func World() *Comm {
 	if err == nil {
 		return c
 	}
-	if _, size, _, launched := EnvRank(); launched && size > 1 {
+	_, size, _, launched := EnvRank()
+	if launched && size > 1 {
 		panic(err)
 	}
-	worldCom = &Comm{size: 1, note: err.Error()}
+	note := "not started by mpirun, mpiexec or srun"
+	if launched {
+		note = err.Error()
+	}
+	worldCom = &Comm{size: 1, note: note}
 	return worldCom
 }
 
