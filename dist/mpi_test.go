@@ -29,7 +29,7 @@ func TestMPI(t *testing.T) {
 	if _, err := loadMPI(); err != nil {
 		t.Skipf("mpirun found but no MPI library: %v", err)
 	}
-	for _, np := range []int{2} {
+	for _, np := range []int{2, 4} {
 		cmd := exec.Command(mpirun, "--allow-run-as-root", "--oversubscribe", "-np", fmt.Sprint(np),
 			os.Args[0], "-test.run", "^TestMPIChild", "-test.v", "-test.count=1")
 		cmd.Env = append(os.Environ(), childEnv+"=1", "OMPI_MCA_btl=self,vader", "OMPI_MCA_rmaps_base_oversubscribe=1")
