@@ -136,6 +136,13 @@ func loadMPI() (*mpiLib, error) {
 }
 
 func openMPI() (*mpiLib, error) {
+	// UCX (the transport of MPICH and of Open MPI's pml ucx) installs
+	// SIGSEGV / SIGBUS handlers that turn a Go nil-pointer panic, which
+	// the Go runtime recovers from, into a fatal crash; keep them off
+	// unless the user asked for them.
+	if _, ok := os.LookupEnv("UCX_HANDLE_ERRORS"); !ok {
+		os.Setenv("UCX_HANDLE_ERRORS", "none")
+	}
 	lib, path, err := dynlib.Open(os.Getenv("GNNREPL_MPI_LIB"), dynlib.Dirs("GNNREPL_MPI_LIB_PATH", mpiLibDirs), mpiLibNames...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoMPI, err)
@@ -157,7 +164,7 @@ func openMPI() (*mpiLib, error) {
 	full := string(buf[:max(0, min(int(n), len(buf)))])
 	full = strings.TrimRight(full, "\x00 \n")
 	m.version, _, _ = strings.Cut(strings.TrimSpace(full), "\n")
-	m.version = strings.TrimRight(m.version, ", ")
+	m.version = strings.Join(strings.Fields(strings.TrimRight(m.version, ", ")), " ")
 	switch {
 	case strings.Contains(full, "Open MPI"):
 		m.impl = implOpenMPI
