@@ -2,13 +2,8 @@ package kernels
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-	"unsafe"
 
-	"github.com/ebitengine/purego"
+	"github.com/gnnrepl/gnnrepl/internal/dynlib"
 )
 
 // libDirs are the directories searched, after the dynamic loader's own path,
@@ -29,86 +24,37 @@ var libDirs = []string{
 	"/usr/local/lib/python3*/dist-packages/nvidia/cu*/lib",
 }
 
-// searchDirs expands libDirs, plus the colon-separated directories in the
-// environment variable GNNREPL_CUDA_LIB_PATH (searched first).
-func searchDirs() []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(d string) {
-		if d != "" && !seen[d] {
-			seen[d] = true
-			out = append(out, d)
-		}
-	}
-	for _, d := range strings.Split(os.Getenv("GNNREPL_CUDA_LIB_PATH"), ":") {
-		add(d)
-	}
-	for _, pat := range libDirs {
-		if !strings.ContainsAny(pat, "*?[") {
-			add(pat)
-			continue
-		}
-		m, _ := filepath.Glob(pat)
-		sort.Sort(sort.Reverse(sort.StringSlice(m)))
-		for _, d := range m {
-			add(d)
-		}
-	}
-	return out
-}
-
+// dlopen flags (openCuBLAS opens libcublasLt beside libcublas itself).
 const (
 	rtldNow    = 0x2
 	rtldGlobal = 0x100
 )
 
+// searchDirs expands libDirs, plus the colon-separated directories in the
+// environment variable GNNREPL_CUDA_LIB_PATH (searched first).
+func searchDirs() []string { return dynlib.Dirs("GNNREPL_CUDA_LIB_PATH", libDirs) }
+
 // dlopenFirst opens the first of names that loads: each name through the
 // dynamic loader (LD_LIBRARY_PATH, the ldconfig cache), then in each of the
 // search directories. An absolute path in override is tried alone. It
 // returns the handle and the path (or soname) that loaded, or an error
-// listing what was tried.
+// wrapping ErrNoCUDA listing what was tried.
 func dlopenFirst(override string, names ...string) (uintptr, string, error) {
-	if override != "" {
-		h, err := purego.Dlopen(override, rtldNow|rtldGlobal)
-		if err != nil {
-			return 0, "", fmt.Errorf("%w: dlopen %s: %v", ErrNoCUDA, override, err)
-		}
-		return h, override, nil
+	h, p, err := dynlib.Open(override, searchDirs(), names...)
+	if err != nil {
+		return 0, "", fmt.Errorf("%w: %v", ErrNoCUDA, err)
 	}
-	var errs []string
-	for _, n := range names {
-		h, err := purego.Dlopen(n, rtldNow|rtldGlobal)
-		if err == nil {
-			return h, n, nil
-		}
-		errs = append(errs, err.Error())
-	}
-	for _, d := range searchDirs() {
-		for _, n := range names {
-			p := filepath.Join(d, n)
-			if _, err := os.Stat(p); err != nil {
-				continue
-			}
-			h, err := purego.Dlopen(p, rtldNow|rtldGlobal)
-			if err == nil {
-				return h, p, nil
-			}
-			errs = append(errs, err.Error())
-		}
-	}
-	return 0, "", fmt.Errorf("%w: none of %s found in the loader path or %d CUDA directories (%s)",
-		ErrNoCUDA, strings.Join(names, ", "), len(searchDirs()), strings.Join(errs, "; "))
+	return h, p, nil
 }
 
 // sym returns the address of the first of names that the library exports
 // (the newest versioned name first: "cuMemAlloc_v2", then "cuMemAlloc").
 func sym(lib uintptr, names ...string) (uintptr, error) {
-	for _, n := range names {
-		if p, err := purego.Dlsym(lib, n); err == nil && p != 0 {
-			return p, nil
-		}
+	p, err := dynlib.Sym(lib, names...)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrNoCUDA, err)
 	}
-	return 0, fmt.Errorf("%w: symbol %s not exported", ErrNoCUDA, strings.Join(names, " / "))
+	return p, nil
 }
 
 // call invokes the C function at fn with integer and pointer arguments and
@@ -117,27 +63,12 @@ func sym(lib uintptr, names ...string) (uintptr, error) {
 // directive below keeps them alive and in place for the call.
 //
 //go:uintptrescapes
-func call(fn uintptr, args ...uintptr) int {
-	r, _, _ := purego.SyscallN(fn, args...)
-	return int(int32(uint32(r)))
-}
+func call(fn uintptr, args ...uintptr) int { return dynlib.Call(fn, args...) }
 
 // goString copies the NUL-terminated C string at p.
-func goString(p *byte) string {
-	if p == nil {
-		return ""
-	}
-	n := 0
-	for *(*byte)(unsafe.Add(unsafe.Pointer(p), n)) != 0 {
-		n++
-	}
-	return string(unsafe.Slice(p, n))
-}
+func goString(p *byte) string { return dynlib.GoString(p) }
 
 // callPtr is call for C functions that return a pointer-sized value.
 //
 //go:uintptrescapes
-func callPtr(fn uintptr, args ...uintptr) uintptr {
-	r, _, _ := purego.SyscallN(fn, args...)
-	return r
-}
+func callPtr(fn uintptr, args ...uintptr) uintptr { return dynlib.CallPtr(fn, args...) }

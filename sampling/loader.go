@@ -83,6 +83,21 @@ type LoaderOptions struct {
 	// they stand for, tensor.SetMetaDensity), which is how memplan.Predict
 	// runs the real loader. Blocks' structure stays in host memory.
 	Device string
+	// Shard gives this process its share of the seeds in a data-parallel
+	// job (DGL's use_ddp, torch's DistributedSampler): every epoch the whole
+	// seed list is shuffled (when Shuffle) from Seed and the epoch number,
+	// the same on every rank, then padded by repeating its first seeds to a
+	// multiple of Shard.Size (or, with DropLast, cut to one), and rank
+	// Shard.Rank takes the Rank-th of Size equal consecutive chunks. Every
+	// rank thus has the same number of seeds and batches, and the shards of
+	// an epoch cover every seed. The zero value (Size 0 or 1) is no sharding.
+	// dist.Comm.Shard returns the value for a communicator.
+	Shard Shard
+}
+
+// Shard is a rank and a number of ranks (LoaderOptions.Shard).
+type Shard struct {
+	Rank, Size int
 }
 
 // DataLoader iterates over minibatches of seed nodes, sampling their blocks
@@ -241,6 +256,12 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 		return nil, fmt.Errorf("%s: Device %q: %w: %w", name, opts.Device, ErrArgument, err)
 	}
 	opts.Device = dev
+	if opts.Shard.Size < 0 || opts.Shard.Rank < 0 || (opts.Shard.Size > 0 && opts.Shard.Rank >= opts.Shard.Size) || (opts.Shard.Size == 0 && opts.Shard.Rank != 0) {
+		return nil, fmt.Errorf("%s: Shard{Rank: %d, Size: %d}: want 0 <= Rank < Size: %w", name, opts.Shard.Rank, opts.Shard.Size, ErrArgument)
+	}
+	if opts.Shard.Size == 0 {
+		opts.Shard.Size = 1
+	}
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1
 	}
@@ -330,9 +351,9 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 }
 
 // Len returns the number of batches per epoch: ceil(seeds / BatchSize), or
-// floor with DropLast.
+// floor with DropLast, where seeds is this rank's share with a Shard.
 func (dl *DataLoader) Len() int {
-	n, b := len(dl.src.seeds), dl.src.opts.BatchSize
+	n, b := dl.src.shardLen(), dl.src.opts.BatchSize
 	if dl.src.opts.DropLast {
 		return n / b
 	}
@@ -478,6 +499,33 @@ func (dl *DataLoader) Next() bool {
 	return true
 }
 
+// shardLen is the number of seeds of this rank per epoch (all of them
+// without a Shard).
+func (s *source) shardLen() int {
+	n, k := len(s.seeds), s.opts.Shard.Size
+	if k <= 1 {
+		return n
+	}
+	if s.opts.DropLast {
+		return n / k
+	}
+	return (n + k - 1) / k
+}
+
+// shard is this rank's chunk of an epoch's seed order (LoaderOptions.Shard).
+func (s *source) shard(order []int64) []int64 {
+	k := s.opts.Shard.Size
+	if k <= 1 || len(order) == 0 {
+		return order
+	}
+	per := s.shardLen()
+	out := make([]int64, per)
+	for i := range out {
+		out[i] = order[(s.opts.Shard.Rank*per+i)%len(order)]
+	}
+	return out
+}
+
 // start begins epoch dl.nextEpoch.
 func (dl *DataLoader) start() {
 	s := dl.src
@@ -491,6 +539,7 @@ func (dl *DataLoader) start() {
 		rng := rand.New(rand.NewPCG(uint64(s.opts.Seed), mix64(uint64(r.epoch)+golden)))
 		rng.Shuffle(len(r.order), func(i, j int) { r.order[i], r.order[j] = r.order[j], r.order[i] })
 	}
+	r.order = s.shard(r.order)
 	if s.opts.NumWorkers > 0 && r.numBatches > 0 {
 		// No more workers or queued batches than the epoch has batches.
 		workers := min(s.opts.NumWorkers, r.numBatches)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gnnrepl/gnnrepl/dist"
 	"github.com/gnnrepl/gnnrepl/internal/memrelease"
 
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -32,6 +33,15 @@ func doctor(w io.Writer, dataFlag string) {
 			state = "not usable"
 		}
 		fmt.Fprintf(tw, "backend %s\t%s: %s\n", b.Kind, state, b.Detail)
+	}
+	// Package dist says what it finds of MPI and METIS with the loader it
+	// runs with (GNNREPL_MPI_LIB, GNNREPL_METIS_LIB and their search paths).
+	for _, l := range dist.Libraries() {
+		state := "available"
+		if !l.OK {
+			state = "not found"
+		}
+		fmt.Fprintf(tw, "%s\t%s: %s\n", l.Name, state, l.Detail)
 	}
 	dir, source := dataDir(dataFlag)
 	fmt.Fprintf(tw, "data directory\t%s (%s)\n", dir, source)

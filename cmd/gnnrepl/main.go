@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gnnrepl/gnnrepl/dist"
 	"github.com/gnnrepl/gnnrepl/repl"
 	"golang.org/x/term"
 )
@@ -194,8 +195,12 @@ func script(args []string, stdin *os.File, stderr io.Writer) int {
 	defer stop()
 	if _, err := s.EvalSource(ctx, name, string(src)); err != nil {
 		repl.PrintError(stderr, err)
+		// Under mpirun, a failing rank ends the whole job (MPI_Abort)
+		// rather than leave the others waiting in a collective.
+		dist.Shutdown(true)
 		return 1
 	}
+	dist.Shutdown(false)
 	return 0
 }
 

@@ -9,7 +9,7 @@
 //	engine      everything else      imports only the engine
 //
 // (tensor, graph, sampling, nn, optim, amp, featstore, memplan, profile,
-// datasets, graphstore, runctx, kernels, acceptance and internal/... are
+// datasets, graphstore, dist, runctx, kernels, acceptance and internal/... are
 // the engine). A front end reaches the engine only through the session's
 // API: repl.Options for its I/O (streams and the display Publisher),
 // repl.Result.MIMEBundle for values, repl.Session.PreludeNotices for the

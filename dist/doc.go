@@ -1,0 +1,51 @@
+// Package dist scales training out over processes and hosts on existing
+// engines, opened at run time with github.com/ebitengine/purego so that the
+// default gnnrepl binary stays pure Go: MPI for collectives (libmpi: Open
+// MPI 4.1 as Debian ships it, libmpi.so.40, fully; MPICH's libmpi.so.12
+// through its integer handles) and METIS for partitioning
+// (libmetis.so.5). Nothing here is a home-made network layer.
+//
+// # Launch
+//
+// The launcher is MPI's: `mpirun -np 2 gnnrepl run train.go` (as root add
+// --allow-run-as-root; --oversubscribe for more ranks than cores), or
+// srun. The script calls dist.World(), which initializes MPI when the
+// process was started by a launcher (OMPI_COMM_WORLD_RANK, PMI_RANK,
+// PMIX_RANK or SLURM_PROCID in the environment) and otherwise returns a
+// single-process communicator of size 1, so the same script runs
+// unchanged as `gnnrepl run train.go`: every collective is then the
+// identity and the data-parallel wrapper a no-op. dist.Init() is the strict
+// form: it returns an ErrNoMPI error instead of falling back. gnnrepl run
+// finalizes MPI when the script returns, and aborts the whole job
+// (MPI_Abort) when the script of any rank fails, so no rank hangs in a
+// collective waiting for a dead one.
+//
+// # Collectives
+//
+// Comm has Barrier, Broadcast, AllReduce (sum, avg, max, min over float32,
+// float16 and bfloat16 staged in float32, int64), AllGather, AllToAllV and
+// Send / Recv, on CPU tensors and on []float32 / []int64. Every exported
+// collective first checks that the ranks agree on sizes and dtypes and
+// returns an ErrMPI error on every rank when they do not; errors read
+// "dist.AllReduce: rank 1 of 2: ...", naming the call, the rank and the MPI
+// function.
+//
+// # Data parallel
+//
+// DataParallel(model, comm) broadcasts rank 0's parameters and
+// DDP.SyncGradients averages gradients with bucketed all-reduce after
+// backward (torch DDP, DGL use_ddp); LoaderOptions.Shard = comm.Shard()
+// gives each rank its share of every epoch's shuffled seeds.
+//
+// # Partitioning
+//
+// Partition / PartitionGraph split a graph with METIS k-way or at random
+// (DGL's partition_graph), balancing training nodes, with 1-hop halos, id
+// maps, one graphstore file per part and a JSON config; LoadPartition
+// opens a part.
+//
+// Errors follow the engine's rule (package tensor): functions return
+// *Error values of the kinds ErrNoMPI, ErrMPI, ErrNoMETIS, ErrMETIS,
+// ErrArgument, ErrShape, ErrDType; World panics only when a launcher
+// started several ranks and MPI cannot start.
+package dist
