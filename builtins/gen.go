@@ -19,6 +19,7 @@ package builtins
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/memplan
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/metrics
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/checkpoint
+//go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/dist
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/builtins/display
 
 // The doc table must come after the symbol tables.

@@ -40,6 +40,7 @@ func init() {
 		"NeighborSampler":               reflect.ValueOf((*sampling.NeighborSampler)(nil)),
 		"PerSourceUniformSampler":       reflect.ValueOf((*sampling.PerSourceUniformSampler)(nil)),
 		"Sampler":                       reflect.ValueOf((*sampling.Sampler)(nil)),
+		"Shard":                         reflect.ValueOf((*sampling.Shard)(nil)),
 
 		// interface wrapper definitions
 		"_ExcludingSampler": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler)(nil)),

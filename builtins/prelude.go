@@ -31,6 +31,7 @@ const PreludeImports = `import (
 	"github.com/gnnrepl/gnnrepl/builtins/display"
 	"github.com/gnnrepl/gnnrepl/checkpoint"
 	"github.com/gnnrepl/gnnrepl/datasets"
+	"github.com/gnnrepl/gnnrepl/dist"
 	"github.com/gnnrepl/gnnrepl/featstore"
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/memplan"
