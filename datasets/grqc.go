@@ -155,15 +155,11 @@ func readPairs(path string, want, n int) ([]int64, error) {
 		if len(t) == 0 || t[0] == '#' {
 			continue
 		}
-		fields = splitFields(fields, t)
-		if len(fields) != 2 {
-			return nil, f.errorf("want two node ids separated by a tab or spaces, got %d fields in %q", len(fields), clip(t))
+		u, v, fs, err := f.edgePair(fields, t)
+		if err != nil {
+			return nil, err
 		}
-		u, ok1 := parseID(fields[0])
-		v, ok2 := parseID(fields[1])
-		if !ok1 || !ok2 {
-			return nil, f.errorf("node ids must be non-negative integers, got %q", clip(t))
-		}
+		fields = fs
 		if u >= int64(n) || v >= int64(n) {
 			return nil, f.errorf("node id %d is outside [0, %d)", max(u, v), n)
 		}

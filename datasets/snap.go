@@ -62,15 +62,11 @@ func ReadSNAP(path string) (*SNAPEdgeList, error) {
 			}
 			continue
 		}
-		fields = splitFields(fields, t)
-		if len(fields) != 2 {
-			return nil, f.errorf("want two node ids separated by a tab or spaces, got %d fields in %q", len(fields), clip(t))
+		u, v, fs, err := f.edgePair(fields, t)
+		if err != nil {
+			return nil, err
 		}
-		u, ok1 := parseID(fields[0])
-		v, ok2 := parseID(fields[1])
-		if !ok1 || !ok2 {
-			return nil, f.errorf("node ids must be non-negative integers, got %q", clip(t))
-		}
+		fields = fs
 		el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
 		maxID = max(maxID, u, v)
 	}

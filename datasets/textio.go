@@ -246,3 +246,19 @@ func parseFloat32(b []byte) (float32, bool) {
 	}
 	return float32(v), true
 }
+
+// edgePair parses a trimmed edge-list line t of two non-negative node ids
+// separated by tabs or spaces (SNAP's format), reusing fields; errors name
+// d's file and line.
+func (d *dataFile) edgePair(fields [][]byte, t []byte) (u, v int64, _ [][]byte, err error) {
+	fields = splitFields(fields, t)
+	if len(fields) != 2 {
+		return 0, 0, fields, d.errorf("want two node ids separated by a tab or spaces, got %d fields in %q", len(fields), clip(t))
+	}
+	u, ok1 := parseID(fields[0])
+	v, ok2 := parseID(fields[1])
+	if !ok1 || !ok2 {
+		return 0, 0, fields, d.errorf("node ids must be non-negative integers, got %q", clip(t))
+	}
+	return u, v, fields, nil
+}
