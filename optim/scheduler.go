@@ -105,6 +105,16 @@ type sched struct {
 
 // init attaches the scheduler to opt's groups; base learning rates are the
 // groups' initial_lr.
+// start checks a new scheduler's options (panicking with ErrOption),
+// binds it to opt and takes its first step, as torch's constructors do.
+func (s *sched) start(kind string, opt Optimizer, check func() error, step func()) {
+	if err := check(); err != nil {
+		panicf(ErrOption, kind, "%v", err)
+	}
+	s.init(kind, opt)
+	step()
+}
+
 func (s *sched) init(kind string, opt Optimizer) {
 	s.kind = kind
 	if opt == nil || reflect.ValueOf(opt).Kind() == reflect.Pointer && reflect.ValueOf(opt).IsNil() {
@@ -344,11 +354,7 @@ type StepLR struct {
 // opt is nil, stepSize is not positive or gamma is not finite.
 func NewStepLR(opt Optimizer, stepSize int, gamma float64) *StepLR {
 	s := &StepLR{StepSize: stepSize, Gamma: gamma}
-	if err := s.check(); err != nil {
-		panicf(ErrOption, "StepLR", "%v", err)
-	}
-	s.init("StepLR", opt)
-	s.Step()
+	s.start("StepLR", opt, s.check, s.Step)
 	return s
 }
 
@@ -401,11 +407,7 @@ type MultiStepLR struct {
 func NewMultiStepLR(opt Optimizer, milestones []int, gamma float64) *MultiStepLR {
 	s := &MultiStepLR{Milestones: append([]int{}, milestones...), Gamma: gamma}
 	sort.Ints(s.Milestones)
-	if err := s.check(); err != nil {
-		panicf(ErrOption, "MultiStepLR", "%v", err)
-	}
-	s.init("MultiStepLR", opt)
-	s.Step()
+	s.start("MultiStepLR", opt, s.check, s.Step)
 	return s
 }
 
@@ -464,11 +466,7 @@ type ExponentialLR struct {
 // gamma is not finite.
 func NewExponentialLR(opt Optimizer, gamma float64) *ExponentialLR {
 	s := &ExponentialLR{Gamma: gamma}
-	if err := s.check(); err != nil {
-		panicf(ErrOption, "ExponentialLR", "%v", err)
-	}
-	s.init("ExponentialLR", opt)
-	s.Step()
+	s.start("ExponentialLR", opt, s.check, s.Step)
 	return s
 }
 
@@ -521,11 +519,7 @@ type CosineAnnealingLR struct {
 // not finite.
 func NewCosineAnnealingLR(opt Optimizer, tMax int, etaMin float64) *CosineAnnealingLR {
 	s := &CosineAnnealingLR{TMax: tMax, EtaMin: etaMin}
-	if err := s.check(); err != nil {
-		panicf(ErrOption, "CosineAnnealingLR", "%v", err)
-	}
-	s.init("CosineAnnealingLR", opt)
-	s.Step()
+	s.start("CosineAnnealingLR", opt, s.check, s.Step)
 	return s
 }
 
@@ -587,11 +581,7 @@ type LinearLR struct {
 // not positive.
 func NewLinearLR(opt Optimizer, startFactor, endFactor float64, totalIters int) *LinearLR {
 	s := &LinearLR{StartFactor: startFactor, EndFactor: endFactor, TotalIters: totalIters}
-	if err := s.check(); err != nil {
-		panicf(ErrOption, "LinearLR", "%v", err)
-	}
-	s.init("LinearLR", opt)
-	s.Step()
+	s.start("LinearLR", opt, s.check, s.Step)
 	return s
 }
 
