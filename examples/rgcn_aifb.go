@@ -1,10 +1,13 @@
 //go:build ignore
 
 // R-GCN entity classification on AIFB (Schlichtkrull, Kipf et al., ESWC
-// 2018), as DGL's examples/pytorch/rgcn/entity.py: the heterograph of
-// DGL's AIFBDataset, norm = 1/in-degree per relation, to_homogeneous, a
-// 2-layer RelGraphConv model with basis decomposition, 50 full-graph
-// epochs of Adam, then the accuracy on the 36 test people.
+// 2018) in the paper's setup (DGL's examples/pytorch/rgcn/
+// entity_classify.py for AIFB): the heterograph of DGL's AIFBDataset,
+// norm = 1/in-degree per relation, to_homogeneous, a 2-layer RelGraphConv
+// model on featureless (one-hot) input with a full weight per relation
+// (0 bases, so the first layer gathers rows of W_r instead of multiplying)
+// and the self-connection, no L2, 50 full-graph epochs of Adam lr 0.01,
+// then the accuracy on the 36 test people (paper 95.83%; 0.9722 here).
 //
 //	gnnrepl --data ../shared/data run examples/rgcn_aifb.go
 package main
@@ -58,8 +61,8 @@ func main() {
 	etypes, norm := g.EData(graph.EType), g.EData("norm")
 
 	model := nn.NewRGCN(nn.RGCNOptions{NumNodes: g.NumNodes(), HiddenFeats: 16, OutFeats: ds.NumClasses,
-		NumRels: len(hg.CanonicalETypes()), SelfLoop: true, Seed: 0})
-	opt := optim.NewAdam(model.Parameters(), optim.AdamOptions{LR: 0.01, WeightDecay: 5e-4})
+		NumRels: len(hg.CanonicalETypes()), Featureless: true, Regularizer: "none", SelfLoop: true, Seed: 0})
+	opt := optim.NewAdam(model.Parameters(), optim.AdamOptions{LR: 0.01})
 	for epoch := 0; epoch < 50; epoch++ {
 		model.Train()
 		loss := tensor.CrossEntropy(tensor.IndexSelect(model.Forward(g, etypes, norm), trainIdx), trainLabel)

@@ -74,10 +74,16 @@ type RelGraphConv struct {
 	cacheAdj *tensor.Adj
 	cacheET  *tensor.Tensor
 	relAdj   *tensor.Adj // see relationalAdj
-	aggFirst bool
-	perm     *tensor.Tensor // (InFeats*NumRels*OutFeats) permutation to (InFeats, NumRels*OutFeats)
-	bddIdx   *tensor.Tensor
-	idIdx    *tensor.Tensor
+	adjMode  int
+	// compIdxHost, compIdx and pairAdj belong to the adjBasisPair relAdj:
+	// pairAdj takes basis rows to (source, relation) pairs, compIdx[Host]
+	// gives the w_comp entry of each of its entries.
+	compIdxHost []int64
+	compIdx     *tensor.Tensor
+	pairAdj     *tensor.Adj
+	perm        *tensor.Tensor // (InFeats*NumRels*OutFeats) permutation to (InFeats, NumRels*OutFeats)
+	bddIdx      *tensor.Tensor
+	idIdx       *tensor.Tensor
 }
 
 // NewRelGraphConv builds a RelGraphConv. It panics with ErrOption naming
@@ -171,9 +177,12 @@ func (c *RelGraphConv) bddIndex() *tensor.Tensor {
 // Forward computes the layer: x (NumSrcNodes, InFeats) float32, etypes (E)
 // int64 relation ids in [0, NumRels) of g's edges in edge-id order (DGL's
 // g.edata[dgl.ETYPE]), norm (E, 1), (E) or nil -> (NumDstNodes, OutFeats).
-// On a block the self loop uses the first NumDstNodes rows of x. It panics
-// with ErrShape when x, etypes or norm do not fit g, and ErrOption naming
-// a relation id outside [0, NumRels).
+// On a block the self loop uses the first NumDstNodes rows of x. x nil is
+// the featureless input (one-hot node ids, InFeats = NumSrcNodes): the
+// messages are rows of W_r gathered by (relation, source), never a dense
+// product with the identity (see forwardIdentity for the basis case). It
+// panics with ErrShape when x, etypes or norm do not fit g, and ErrOption
+// naming a relation id outside [0, NumRels).
 func (c *RelGraphConv) Forward(g graph.MessageGraph, x, etypes, norm *tensor.Tensor) *tensor.Tensor {
 	const op = "RelGraphConv.Forward"
 	if x == nil {
@@ -181,11 +190,16 @@ func (c *RelGraphConv) Forward(g graph.MessageGraph, x, etypes, norm *tensor.Ten
 	}
 	checkInput(op, g, x, c.InFeats)
 	norm = c.checkEdges(op, g, etypes, norm)
-	adj := c.relationalAdj(op, g, etypes, c.InFeats <= c.OutFeats)
+	aggFirst := c.InFeats <= c.OutFeats
+	mode := adjSrcRel
+	if aggFirst {
+		mode = adjAggFirst
+	}
+	adj := c.relationalAdj(op, g, etypes, mode)
 	nd, r, in, out := g.NumDstNodes(), c.NumRels, c.InFeats, c.OutFeats
 	w := c.relWeights() // (R*in, out)
 	var h *tensor.Tensor
-	if c.aggFirst {
+	if aggFirst {
 		agg := tensor.SpMM(adj, x, norm, "sum") // (nd*R, in)
 		h = tensor.MatMul(tensor.Reshape(agg, nd, r*in), w)
 	} else {
@@ -216,9 +230,16 @@ func (c *RelGraphConv) checkEdges(op string, g graph.MessageGraph, etypes, norm 
 }
 
 // forwardIdentity is Forward on featureless nodes: x is the identity
-// (node i's input is one-hot i, R-GCN's featureless input), so x W_r is
-// W_r itself, InFeats is the number of source nodes, and the self loop
-// of node i is row i of W_0.
+// (node i's input is one-hot i, R-GCN's featureless input), so x_s W_r is
+// row s of W_r, InFeats is the number of source nodes, and the self loop
+// of node i is row i of W_0. No dense product over the one-hot input is
+// formed: with full weights the messages are a row gather of W (one SpMM
+// whose sources are the (relation, node) rows r*N+s of the weight, as
+// DGL's RelGraphConv on integer node ids); with the basis regularizer
+// W_r = sum_b a_rb V_b, so one SpMM forms the rows W_r[s] of only the
+// distinct (source, relation) pairs P of g's edges (P*NumBases*OutFeats
+// work) and a second sends them along the edges, never forming the
+// (NumRels, N, OutFeats) weight.
 func (c *RelGraphConv) forwardIdentity(op string, g graph.MessageGraph, etypes, norm *tensor.Tensor) *tensor.Tensor {
 	if g == nil {
 		panicf(ErrOption, op, "graph is nil")
@@ -227,11 +248,38 @@ func (c *RelGraphConv) forwardIdentity(op string, g graph.MessageGraph, etypes, 
 		panicf(ErrShape, op, "featureless input (x nil) needs InFeats = the number of source nodes, have %d and %d", c.InFeats, g.NumSrcNodes())
 	}
 	norm = c.checkEdges(op, g, etypes, norm)
-	adj := c.relationalAdj(op, g, etypes, false)
-	// Row r*N+s of the stacked weights is x_s W_r; SpMM wants row s*R+r.
-	xw := tensor.IndexSelect(c.relWeights(), c.identityIndex(c.Weight.Device()))
-	h := tensor.SpMM(adj, xw, norm, "sum")
+	n, out := c.InFeats, c.OutFeats
+	var h *tensor.Tensor
+	switch c.Regularizer {
+	case "":
+		adj := c.relationalAdj(op, g, etypes, adjRelSrc)
+		h = tensor.SpMM(adj, tensor.Reshape(c.Weight, c.NumRels*n, out), norm, "sum")
+	case "basis":
+		adj := c.relationalAdj(op, g, etypes, adjBasisPair)
+		c.mu.Lock()
+		pa := c.pairAdj
+		c.mu.Unlock()
+		w := tensor.Reshape(tensor.IndexSelect(tensor.Reshape(c.WComp, -1, 1), c.basisCompIndex(c.Weight.Device())), -1)
+		rows := tensor.SpMM(pa, tensor.Reshape(c.Weight, c.NumBases*n, out), w, "sum") // (pairs, out)
+		h = tensor.SpMM(adj, rows, norm, "sum")
+	default:
+		// Row r*N+s of the stacked weights is x_s W_r; SpMM wants row s*R+r.
+		adj := c.relationalAdj(op, g, etypes, adjSrcRel)
+		xw := tensor.IndexSelect(c.relWeights(), c.identityIndex(c.Weight.Device()))
+		h = tensor.SpMM(adj, xw, norm, "sum")
+	}
 	return c.finish(g, nil, h)
+}
+
+// basisCompIndex maps entry q*B+b of pairAdj to entry r_q*B+b of w_comp
+// (flattened), r_q being pair q's relation.
+func (c *RelGraphConv) basisCompIndex(device string) *tensor.Tensor {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.compIdx == nil || c.compIdx.Device() != device {
+		c.compIdx = onDevice(tensor.FromInt64(c.compIdxHost), device)
+	}
+	return c.compIdx
 }
 
 // identityIndex maps row s*R+r to row r*N+s of the stacked weights.
@@ -303,16 +351,28 @@ func (c *RelGraphConv) permIndex(device string) *tensor.Tensor {
 	return c.perm
 }
 
+// The layouts of relationalAdj.
+const (
+	adjSrcRel    = iota // sources s*R+r, destinations d
+	adjAggFirst         // sources s, destinations d*R+r
+	adjRelSrc           // sources r*N+s, destinations d (featureless, full weights)
+	adjBasisPair        // sources: distinct (s, r) pairs, destinations d (featureless, basis; see pairAdj)
+)
+
 // relationalAdj returns the adjacency over (node, relation) pairs for g
-// and etypes, cached for the last pair seen: aggregating first, an Adj
-// from the NumSrc sources to NumDst*NumRels destinations d*R+r; otherwise
-// one from NumSrc*NumRels sources s*R+r to the NumDst destinations. Either
-// keeps g's edge ids, so norm is indexed in g's edge-id order.
-func (c *RelGraphConv) relationalAdj(op string, g graph.MessageGraph, etypes *tensor.Tensor, aggFirst bool) *tensor.Adj {
+// and etypes in the given layout, cached for the last (graph, etypes,
+// layout) seen: adjAggFirst, an Adj from the NumSrc sources to
+// NumDst*NumRels destinations d*R+r; adjSrcRel, one from NumSrc*NumRels
+// sources s*R+r to the NumDst destinations; adjRelSrc, sources r*N+s;
+// adjBasisPair, sources the distinct (source, relation) pairs of g's
+// edges, with c.pairAdj taking the basis rows b*N+s to the pairs (see
+// forwardIdentity). All keep g's edge ids, so norm is indexed in g's
+// edge-id order.
+func (c *RelGraphConv) relationalAdj(op string, g graph.MessageGraph, etypes *tensor.Tensor, mode int) *tensor.Adj {
 	adj := g.Adj()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cacheAdj == adj && c.cacheET == etypes && c.aggFirst == aggFirst {
+	if c.cacheAdj == adj && c.cacheET == etypes && c.adjMode == mode {
 		return c.relAdj
 	}
 	et := etypes
@@ -337,16 +397,56 @@ func (c *RelGraphConv) relationalAdj(op string, g graph.MessageGraph, etypes *te
 	}
 	e := adj.NumEdges()
 	out := &tensor.Adj{Indices: make([]int64, e), EIDs: make([]int64, e)}
-	c.aggFirst = aggFirst
-	if !c.aggFirst {
+	ns := int64(adj.NumSrc)
+	switch mode {
+	case adjSrcRel, adjRelSrc:
 		out.NumSrc, out.NumDst = adj.NumSrc*c.NumRels, adj.NumDst
 		out.Indptr = append([]int64(nil), adj.Indptr...)
 		for p := int64(0); p < int64(e); p++ {
 			id := eid(p)
-			out.Indices[p] = adj.Indices[p]*r + ids[id]
+			if mode == adjSrcRel {
+				out.Indices[p] = adj.Indices[p]*r + ids[id]
+			} else {
+				out.Indices[p] = ids[id]*ns + adj.Indices[p]
+			}
 			out.EIDs[p] = id
 		}
-	} else {
+	case adjBasisPair:
+		// Number the distinct (source, relation) pairs in order of first
+		// appearance; edge p goes from its pair to its destination.
+		b := int64(c.NumBases)
+		out.NumSrc, out.NumDst = 0, adj.NumDst
+		out.Indptr = append([]int64(nil), adj.Indptr...)
+		pairOf := make(map[int64]int64)
+		var pairSrc, pairRel []int64
+		for p := int64(0); p < int64(e); p++ {
+			id := eid(p)
+			key := adj.Indices[p]*r + ids[id]
+			q, ok := pairOf[key]
+			if !ok {
+				q = int64(len(pairSrc))
+				pairOf[key] = q
+				pairSrc = append(pairSrc, adj.Indices[p])
+				pairRel = append(pairRel, ids[id])
+			}
+			out.Indices[p], out.EIDs[p] = q, id
+		}
+		np := int64(len(pairSrc))
+		out.NumSrc = int(np)
+		// Pair q's row is sum_b a_{r_q,b} V_b[s_q]: entries q*B+b from the
+		// rows b*N+s_q of V, valued w_comp[r_q*B+b].
+		pa := &tensor.Adj{NumSrc: adj.NumSrc * c.NumBases, NumDst: int(np), Indptr: make([]int64, np+1),
+			Indices: make([]int64, np*b)}
+		c.compIdxHost = make([]int64, np*b)
+		for q := int64(0); q < np; q++ {
+			pa.Indptr[q+1] = (q + 1) * b
+			for k := int64(0); k < b; k++ {
+				pa.Indices[q*b+k] = k*ns + pairSrc[q]
+				c.compIdxHost[q*b+k] = pairRel[q]*b + k
+			}
+		}
+		c.pairAdj, c.compIdx = pa, nil
+	default: // adjAggFirst
 		out.NumSrc, out.NumDst = adj.NumSrc, adj.NumDst*c.NumRels
 		out.Indptr = make([]int64, out.NumDst+1)
 		for d := 0; d < adj.NumDst; d++ {
@@ -368,7 +468,7 @@ func (c *RelGraphConv) relationalAdj(op string, g graph.MessageGraph, etypes *te
 			}
 		}
 	}
-	c.cacheAdj, c.cacheET, c.relAdj = adj, etypes, out
+	c.cacheAdj, c.cacheET, c.adjMode, c.relAdj = adj, etypes, mode, out
 	return out
 }
 

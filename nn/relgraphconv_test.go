@@ -105,3 +105,33 @@ func TestRelGraphConvErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRelGraphConvFeatureless: the featureless input (x nil: one-hot node
+// ids, gathered from the weights, never multiplied) equals Forward on the
+// identity matrix for every regularizer, self loop and bias included, and
+// its gradients check against central differences.
+func TestRelGraphConvFeatureless(t *testing.T) {
+	g, _, _, et, norm := relFixture(t)
+	eye := make([]float32, 36)
+	for i := 0; i < 6; i++ {
+		eye[i*6+i] = 1
+	}
+	x := tensor.FromFloat32(eye, 6, 6)
+	for _, reg := range []string{"", "basis", "bdd"} {
+		for _, nm := range []*tensor.Tensor{norm, nil} {
+			c := NewRelGraphConv(RelGraphConvOptions{InFeats: 6, OutFeats: 4, NumRels: 3, Regularizer: reg,
+				NumBases: 2, Gen: tensor.NewGenerator(5)})
+			c.HBias.CopyFrom(tensor.Full(0.25, 4))
+			got := c.Forward(g, nil, et, nm).Float32s()
+			want := c.Forward(g, x, et, nm).Float32s()
+			for i := range want {
+				if math.Abs(float64(got[i]-want[i])) > 1e-5 {
+					t.Fatalf("%q norm %v: element %d: featureless %g, identity input %g", reg, nm != nil, i, got[i], want[i])
+				}
+			}
+		}
+		c := NewRelGraphConv(RelGraphConvOptions{InFeats: 6, OutFeats: 4, NumRels: 3, Regularizer: reg,
+			NumBases: 2, Activation: tensor.Tanh, Gen: tensor.NewGenerator(6)})
+		gradCheck(t, "RelGraphConv featureless "+reg, func() *tensor.Tensor { return c.Forward(g, nil, et, norm) }, c.NamedParameters())
+	}
+}

@@ -56,11 +56,21 @@ func prepareRGCN(t testing.TB, d *datasets.RDFDataset) *rgcnData {
 	return r
 }
 
-// fitRGCN trains entity.py's model (Adam lr 0.01, weight decay 5e-4,
-// full graph) for epochs and returns the test accuracy.
-func fitRGCN(d *rgcnData, seed int64, epochs int) float64 {
-	m := NewRGCN(RGCNOptions{NumNodes: d.g.NumNodes(), HiddenFeats: 16, OutFeats: d.numClasses, NumRels: d.numRels, SelfLoop: true, Seed: seed})
-	opt := optim.NewAdam(m.Parameters(), optim.AdamOptions{LR: 0.01, WeightDecay: 5e-4})
+// fitRGCN trains the model o describes (NumNodes, OutFeats and NumRels
+// filled in from d) full-graph with Adam (lr 0.01; weight decay wd1 on
+// the first layer's parameters, as the paper's L2 penalty on the first
+// layer, and wd on the others) for epochs and returns the test accuracy.
+func fitRGCN(d *rgcnData, o RGCNOptions, wd1, wd float64, epochs int) float64 {
+	o.NumNodes, o.OutFeats, o.NumRels = d.g.NumNodes(), d.numClasses, d.numRels
+	m := NewRGCN(o)
+	first := m.Layers[0].Parameters()
+	var rest []*tensor.Tensor
+	if m.Emb != nil {
+		rest = append(rest, m.Emb.Parameters()...)
+	}
+	rest = append(rest, m.Layers[1].Parameters()...)
+	opt := optim.NewAdam(first, optim.AdamOptions{LR: 0.01, WeightDecay: wd1})
+	opt.AddParamGroup(optim.ParamGroup{Params: rest, LR: 0.01, WeightDecay: wd})
 	for e := 0; e < epochs; e++ {
 		m.Train()
 		logits := tensor.IndexSelect(m.Forward(d.g, d.etypes, d.norm), d.trainIdx)
@@ -77,11 +87,13 @@ func fitRGCN(d *rgcnData, seed int64, epochs int) float64 {
 	return acc
 }
 
-// TestRGCNAccuracyAIFB: entity.py's R-GCN (embedding input, basis, plus
-// the self loop) on AIFB, mean test accuracy of 5 seeds. The goal
-// is 95% (paper 95.83%); this setup measures 0.8889 (DGL's README reports
-// 92.59% for its own run), so the test holds the measured floor, 0.88,
-// until a setup reaching 95% within the time budget is found.
+// TestRGCNAccuracyAIFB: the R-GCN paper's AIFB setup (Schlichtkrull et
+// al. 2018, Table 4 and DGL's entity_classify.py for AIFB: featureless
+// one-hot input, 2 layers, 16 hidden, full weights per relation (0
+// bases), no L2, 50 epochs of Adam lr 0.01) with the paper's
+// self-connection W_0 h_i (eq. 2), mean test accuracy of 5 seeds. The
+// issue's goal is 95% (paper 95.83%); measured 0.9722 for every seed.
+// The embedding-input setup of DGL's entity.py measured 0.8889 here.
 func TestRGCNAccuracyAIFB(t *testing.T) {
 	ds, err := datasets.LoadAIFB(sharedData(t))
 	if err != nil {
@@ -90,12 +102,13 @@ func TestRGCNAccuracyAIFB(t *testing.T) {
 	d := prepareRGCN(t, ds)
 	var sum float64
 	for seed := int64(0); seed < 5; seed++ {
-		acc := fitRGCN(d, seed, 50)
+		o := RGCNOptions{HiddenFeats: 16, Featureless: true, Regularizer: "none", SelfLoop: true, Seed: seed}
+		acc := fitRGCN(d, o, 0, 0, 50)
 		t.Logf("seed %d: test accuracy %.4f", seed, acc)
 		sum += acc
 	}
-	if mean := sum / 5; mean < 0.88 {
-		t.Errorf("AIFB R-GCN mean test accuracy %.4f < 0.88", mean)
+	if mean := sum / 5; mean < 0.95 {
+		t.Errorf("AIFB R-GCN mean test accuracy %.4f < 0.95", mean)
 	} else {
 		t.Logf("mean test accuracy %.4f", mean)
 	}
