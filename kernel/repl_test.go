@@ -52,7 +52,7 @@ x + 1`, nil)
 		}
 	}
 	got := strings.Join(text, "")
-	if !strings.Contains(got, "stdout:from goroutine\nx is 20\n") || !strings.Contains(got, "to stderr") {
+	if !strings.Contains(got, "stdout:from goroutine\nx is 20\n") || !strings.Contains(got, "stderr:to stderr\n") {
 		t.Errorf("streams %q", got)
 	}
 	if last := content(t, pub[len(pub)-1]); last["data"].(map[string]any)["text/plain"] != "21" {

@@ -197,7 +197,13 @@ func (s *Session) init() error {
 			return fmt.Errorf("repl: loading symbols: %w", err)
 		}
 	}
-	if err := s.in.Use(interp.Exports{rtKey: {"GoPanic": reflect.ValueOf(s.goPanic), "Results": reflect.ValueOf(results), "At": reflect.ValueOf(s.atStmt)}}); err != nil {
+	rt := map[string]reflect.Value{
+		"GoPanic": reflect.ValueOf(s.goPanic), "Results": reflect.ValueOf(results), "At": reflect.ValueOf(s.atStmt),
+		"Print":   reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, false, args) }),
+		"Println": reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
+		"Clear":   reflect.ValueOf(rtClear),
+	}
+	if err := s.in.Use(interp.Exports{rtKey: rt}); err != nil {
 		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
 	s.nmu.Lock()
@@ -206,6 +212,9 @@ func (s *Session) init() error {
 	s.decls = map[string]string{}
 	s.nmu.Unlock()
 	if _, err := s.eval(context.Background(), "runtime", "import "+rtName+" "+strconv.Quote(rtPath)); err != nil {
+		return fmt.Errorf("repl: %w", err)
+	}
+	if _, err := s.eval(context.Background(), "runtime", minMaxDecls); err != nil {
 		return fmt.Errorf("repl: %w", err)
 	}
 	s.nmu.Lock()
@@ -359,6 +368,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if _, err := s.dropRedeclarations(f); err != nil {
 			return Result{}, err
 		}
+		s.goSemantics(ctx, f)
 		s.guardGoStmts(f)
 		splitTupleAssigns(f)
 		for _, d := range f.Decls {
@@ -383,6 +393,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if empty, err := s.dropRedeclarations(f); err != nil || empty {
 			return Result{}, err
 		}
+		s.goSemantics(ctx, f)
 		s.guardGoStmts(f)
 		splitTupleAssigns(f)
 		if _, err := s.compileRun(ctx, f, src); err != nil {
@@ -406,6 +417,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		return Result{}, eofError(compileError(err), line+strings.Count(text, "\n")+1)
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
+	s.goSemantics(ctx, body)
 	s.guardGoStmts(body)
 	splitTupleAssigns(body)
 	wrapTupleBlocks(body.List)
@@ -718,7 +730,8 @@ func (s *Session) compile(n ast.Node, src string) (prog *interp.Program, err err
 func hint(r any, src string) string {
 	msg := fmt.Sprint(r)
 	if strings.Contains(msg, "nil type") && strings.Contains(src, "range") {
-		return "yaegi v0.16.1 cannot range over an integer or a function (Go 1.22+); write `for i := 0; i < n; i++`"
+		return "yaegi v0.16.1 cannot range over a function (Go 1.23; call it with a yield function instead), nor over an integer " +
+			"whose type the session cannot tell (write `for i := 0; i < n; i++`)"
 	}
 	return ""
 }

@@ -30,7 +30,11 @@ import (
 //	func() { if ok { a, err := f(); ... } }()
 //
 // which is the same program unless the statement contains return, goto or
-// defer; those statements are left alone.
+// defer; those statements are left alone. Any other variable declared in
+// such a statement (x := 1 in a block, for i := ..., if v := ...; ...)
+// shadowing a session variable assigns the session variable instead of
+// declaring a new one, so every top-level statement that declares a
+// variable is wrapped (see gosem.go).
 //
 // 2. A variable defined at top level from an index of a compiled slice, array
 // or map (or a field, method or operation on such an index),
@@ -86,9 +90,11 @@ func wrapTupleBlocks(list []ast.Stmt) {
 	}
 }
 
-// needsFuncScope reports whether st holds, outside function literals, a
-// tuple define or var in a nested block or a binding type switch, and no
-// return, goto or defer (whose meaning a function literal would change).
+// needsFuncScope reports whether st declares a variable outside function
+// literals (a define or var in a nested block or in a statement's header,
+// a binding type switch: point 1 above, and the shadowing of gosem.go), and
+// holds no return, goto or defer (whose meaning a function literal would
+// change).
 func needsFuncScope(st ast.Stmt) bool {
 	found, unsafe := false, false
 	ast.Inspect(st, func(n ast.Node) bool {
@@ -102,15 +108,13 @@ func needsFuncScope(st ast.Stmt) bool {
 				unsafe = true
 			}
 		case *ast.AssignStmt:
-			if n.Tok == token.DEFINE && len(n.Lhs) > len(n.Rhs) {
+			if n.Tok == token.DEFINE {
 				found = true
 			}
 		case *ast.ValueSpec:
-			if len(n.Names) > 1 && len(n.Values) == 1 {
-				found = true
-			}
-		case *ast.TypeSwitchStmt:
-			if _, ok := n.Assign.(*ast.AssignStmt); ok {
+			found = true
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
 				found = true
 			}
 		}
@@ -329,7 +333,7 @@ func (s *Session) compileFix(ctx context.Context, n ast.Node, src string) (*inte
 			types[j] = ty.typeOf(e)
 		}
 		for j, e := range d.rhs {
-			if kind != 1 || !here || !hasIndex(e) {
+			if kind != 1 || !here || !hasIndex(e) && !callsMinMax(e) {
 				continue
 			}
 			var tx ast.Expr
@@ -565,6 +569,14 @@ func (ty *typer) typeOf(e ast.Expr) reflect.Type {
 		}
 		return nil
 	case *ast.CallExpr:
+		if id, ok := e.Fun.(*ast.Ident); ok && (id.Name == minMaxName["min"] || id.Name == minMaxName["max"]) {
+			for _, a := range e.Args { // the type of the first typed operand
+				if t := ty.typeOf(a); t != nil {
+					return t
+				}
+			}
+			return nil
+		}
 		t := ty.typeOf(e.Fun)
 		if t != nil && t.Kind() == reflect.Func && t.NumOut() == 1 {
 			return t.Out(0)

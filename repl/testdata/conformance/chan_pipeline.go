@@ -1,0 +1,33 @@
+package main
+
+import "fmt"
+
+func gen(n int) <-chan int {
+	out := make(chan int)
+	go func() {
+		for i := 1; i <= n; i++ {
+			out <- i
+		}
+		close(out)
+	}()
+	return out
+}
+
+func sq(in <-chan int) <-chan int {
+	out := make(chan int)
+	go func() {
+		for v := range in {
+			out <- v * v
+		}
+		close(out)
+	}()
+	return out
+}
+
+func main() {
+	sum := 0
+	for v := range sq(gen(5)) {
+		sum += v
+	}
+	fmt.Println(sum)
+}

@@ -1,0 +1,9 @@
+package main
+
+import "fmt"
+
+const greeting = "hello, " + "world"
+
+func main() {
+	fmt.Println(greeting, len(greeting))
+}

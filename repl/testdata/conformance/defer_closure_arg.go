@@ -1,0 +1,14 @@
+package main
+
+import "fmt"
+
+func f() (out []int) {
+	for _, v := range []int{1, 2, 3} {
+		defer func(v int) { out = append(out, v) }(v)
+	}
+	return nil
+}
+
+func main() {
+	fmt.Println(f())
+}

@@ -1,0 +1,18 @@
+package main
+
+import "fmt"
+
+type T struct{ name string }
+
+func (t T) Close() { fmt.Println("close", t.name) }
+
+func use() {
+	a := T{"a"}
+	defer a.Close()
+	a.name = "changed"
+	fmt.Println("using", a.name)
+}
+
+func main() {
+	use()
+}

@@ -1,0 +1,12 @@
+package main
+
+import "fmt"
+
+func f() {
+	r := recover()
+	fmt.Println("recover outside panic:", r)
+}
+
+func main() {
+	f()
+}

@@ -1,0 +1,10 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+)
+
+func main() {
+	fmt.Println(cmp.Compare(1, 2), cmp.Compare("b", "a"), cmp.Less(1.5, 2.5))
+}

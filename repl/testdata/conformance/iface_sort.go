@@ -1,0 +1,18 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+)
+
+type byLen []string
+
+func (b byLen) Len() int           { return len(b) }
+func (b byLen) Less(i, j int) bool { return len(b[i]) < len(b[j]) }
+func (b byLen) Swap(i, j int)      { b[i], b[j] = b[j], b[i] }
+
+func main() {
+	s := []string{"ccc", "a", "bb"}
+	sort.Sort(byLen(s))
+	fmt.Println(s)
+}

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+)
+
+func run() []int {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var got []int
+	for i := 0; i < 5; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			got = append(got, i*i)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	sort.Ints(got)
+	return got
+}
+
+func main() {
+	fmt.Println(run())
+}

@@ -1,0 +1,9 @@
+package main
+
+import "fmt"
+
+func main() {
+	fmt.Println("stdout line")
+	println("stderr line")
+	fmt.Println("stdout again")
+}

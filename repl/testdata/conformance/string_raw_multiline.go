@@ -1,0 +1,9 @@
+package main
+
+import "fmt"
+
+func main() {
+	s := `line1
+	"quoted" \n not escaped`
+	fmt.Println(s)
+}

@@ -1,0 +1,9 @@
+package main
+
+import "fmt"
+
+func main() {
+	x := 5
+	var y = x * 2
+	fmt.Println(y)
+}
