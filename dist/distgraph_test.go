@@ -66,7 +66,7 @@ func TestDistMPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := runRanks(t, 2, "^TestDistChild", []string{distConfigEnv + "=" + cfg}, "TestDistChildSampling")
+	s := runRanks(t, 2, "^TestDistChild", []string{distConfigEnv + "=" + cfg}, "TestDistChildSampling", "TestDistChildEmbedding")
 	t.Logf("%s", s)
 }
 
