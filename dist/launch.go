@@ -23,15 +23,13 @@ import (
 // --oversubscribe -np N gnnrepl run FILE` with this process's gnnrepl
 // binary, streaming every rank's lines to os.Stdout.
 type LaunchOptions struct {
-	// Args are passed to the script after FILE.
-	Args []string
 	// MPIRun is the launcher; "" looks up mpirun (then mpiexec) in PATH.
 	MPIRun string
 	// MPIArgs are extra launcher arguments, put before -np.
 	MPIArgs []string
-	// Binary is the program each rank runs as `Binary BinaryArgs... run FILE
-	// Args...`; "" is this process's executable (os.Executable: the
-	// gnnrepl binary of the notebook's kernel or the shell).
+	// Binary is the program each rank runs as `Binary BinaryArgs... run
+	// FILE`; "" is this process's executable (os.Executable: the gnnrepl
+	// binary of the notebook's kernel or the shell).
 	Binary string
 	// BinaryArgs go before "run" (for example "--data", DIR; the data
 	// directory of this process, GNNREPL_DATA, is inherited anyway).
@@ -44,7 +42,8 @@ type LaunchOptions struct {
 	Out io.Writer
 	// Quiet streams only rank 0's lines (every rank's are still logged).
 	Quiet bool
-	// Env is added to the ranks' environment (KEY=VALUE).
+	// Env is added to the ranks' environment (KEY=VALUE): the way to pass
+	// settings to the script, since `gnnrepl run` takes no arguments.
 	Env []string
 	// Timeout, when positive, stops the job after that long (an error).
 	Timeout time.Duration
@@ -156,7 +155,6 @@ func Launch(n int, file string, opts LaunchOptions) (*LaunchResult, error) {
 	args = append(args, "-np", strconv.Itoa(n), bin)
 	args = append(args, opts.BinaryArgs...)
 	args = append(args, "run", file)
-	args = append(args, opts.Args...)
 	cmd := exec.Command(mpirun, args...)
 	cmd.Env = append(os.Environ(), opts.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -16,14 +16,14 @@ import (
 )
 
 // fakeRank is a stand-in for `gnnrepl run FILE`: a shell script that each
-// rank runs as `fakeRank run FILE MODE`, so that Launch's streaming, rank
-// attribution, failure reports and interrupt are tested without building
-// gnnrepl.
+// rank runs as `fakeRank run FILE` with $MODE set, so that Launch's
+// streaming, rank attribution, failure reports and interrupt are tested
+// without building gnnrepl.
 const fakeRank = `#!/bin/sh
 r=$OMPI_COMM_WORLD_RANK
 echo "epoch 1 on rank $r"
 echo "a warning from rank $r" >&2
-case "$3" in
+case "$MODE" in
 ok) echo "accuracy: 0.$((80 + r))" ;;
 fail) if [ "$r" = 1 ]; then echo "panic: bad shape on rank 1"; exit 3; fi; sleep 60 ;;
 hang) sleep 60 ;;
@@ -70,7 +70,7 @@ func TestLaunch(t *testing.T) {
 	env := []string{"OMPI_MCA_btl=self,vader"}
 
 	var out syncBuffer
-	res, err := Launch(2, file, LaunchOptions{Binary: bin, Args: []string{"ok"}, Out: &out, Env: env, LogDir: t.TempDir()})
+	res, err := Launch(2, file, LaunchOptions{Binary: bin, Out: &out, Env: append(env, "MODE=ok"), LogDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -90,7 +90,7 @@ func TestLaunch(t *testing.T) {
 	// A failing rank: an error naming it and its last lines, within seconds
 	// although rank 0 would sleep a minute.
 	start := time.Now()
-	res, err = Launch(2, file, LaunchOptions{Binary: bin, Args: []string{"fail"}, Out: &out, Env: env, LogDir: t.TempDir()})
+	res, err = Launch(2, file, LaunchOptions{Binary: bin, Out: &out, Env: append(env, "MODE=fail"), LogDir: t.TempDir()})
 	if err == nil || !errors.Is(err, ErrMPI) || !strings.Contains(err.Error(), "rank 1 of 2 failed") || !strings.Contains(err.Error(), "panic: bad shape on rank 1") {
 		t.Fatalf("failing rank: %v", err)
 	}
@@ -105,7 +105,7 @@ func TestLaunch(t *testing.T) {
 	defer restore()
 	time.AfterFunc(1500*time.Millisecond, cancel)
 	start = time.Now()
-	res, err = Launch(2, file, LaunchOptions{Binary: bin, Args: []string{"hang"}, Out: &out, Env: env, LogDir: t.TempDir()})
+	res, err = Launch(2, file, LaunchOptions{Binary: bin, Out: &out, Env: append(env, "MODE=hang"), LogDir: t.TempDir()})
 	if !errors.Is(err, context.Canceled) || res.ExitCode != -1 {
 		t.Fatalf("interrupt: %v %+v", err, res)
 	}
