@@ -18,6 +18,18 @@ type layerSpec struct {
 	replace  bool
 	key      uint64     // layerKey(epochSeed, layer)
 	excl     *exclusion // edges removed before sampling, or nil
+	// ids, when set, are the ids node v's streams are keyed by (ids[v]
+	// instead of v): a partition's local nodes keyed by their global ids
+	// (PickNeighbors), so that they draw what the whole graph would.
+	ids []int64
+}
+
+// streamID is the id node v's random stream is keyed by.
+func (c *layerSpec) streamID(v int64) int64 {
+	if c.ids != nil {
+		return c.ids[v]
+	}
+	return v
 }
 
 // exclusion is a set of parent edge ids removed from the graph before
@@ -113,7 +125,7 @@ func (c *layerSpec) choose(ws *scratch, v int64, nbr, eid []int64) (int, error) 
 // picks (d > fanout >= 0 without replacement, any d > 0 with it) from v's
 // stream; the slice is ws.pos's storage.
 func (c *layerSpec) uniformPositions(ws *scratch, v, d int64) []int64 {
-	st := nodeStream(c.key, v)
+	st := nodeStream(c.key, c.streamID(v))
 	k := int64(c.fanout)
 	var pos []int64
 	switch {
@@ -230,7 +242,7 @@ func (c *layerSpec) chooseWeighted(ws *scratch, v, lo, d int64, all bool, emit f
 		}
 		return n, nil
 	}
-	st := nodeStream(c.key, v)
+	st := nodeStream(c.key, c.streamID(v))
 	if c.replace {
 		cum := growFloat64(ws.cum, int(d))
 		ws.cum = cum

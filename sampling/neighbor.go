@@ -312,3 +312,46 @@ func (s NeighborSampler) String() string {
 	}
 	return fmt.Sprintf("NeighborSampler(fanouts=%v, edge_dir=%q, prob=%q, replace=%v)", s.Fanouts, dir, s.Prob, s.Replace)
 }
+
+// PickNeighbors picks the neighbours of nodes (ids of g) in layer layer
+// (0 is the input layer) under epochSeed exactly as SampleBlocks does, and
+// returns them unrelabelled: node nodes[i]'s picks are nbr[indptr[i] :
+// indptr[i+1]] (ids of g) through the edges eids[...] (edge ids of g), in
+// adjacency order. It is the step distributed sampling runs on the rank
+// that owns the nodes (package dist): with streamIDs set (one id per node
+// of g, len g.NumNodes()), node v's random stream is keyed by streamIDs[v]
+// instead of v, so that a partition's nodes, keyed by their ids in the
+// whole graph, draw the same neighbours as the whole graph's sampler when
+// their in-edges are listed in the same order. Errors: as SampleBlocks,
+// a layer outside [0, len(Fanouts)), and streamIDs of another length.
+func (s NeighborSampler) PickNeighbors(g *graph.Graph, nodes []int64, layer int, epochSeed uint64, streamIDs []int64) (indptr, nbr, eids []int64, err error) {
+	const op = "sampling.NeighborSampler.PickNeighbors"
+	p, err := s.prepare(g)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if layer < 0 || layer >= len(s.Fanouts) {
+		return nil, nil, nil, fmt.Errorf("%s: layer %d outside [0, %d): %w", op, layer, len(s.Fanouts), ErrArgument)
+	}
+	if streamIDs != nil && len(streamIDs) != p.numNodes {
+		return nil, nil, nil, fmt.Errorf("%s: %d stream ids for %d nodes: %w", op, len(streamIDs), p.numNodes, ErrArgument)
+	}
+	if err := checkSeeds(op, nodes, p.numNodes); err != nil {
+		return nil, nil, nil, err
+	}
+	c := &layerSpec{adj: p.adj, weights: p.weights, probName: s.Prob, fanout: s.Fanouts[layer],
+		replace: s.Replace, key: layerKey(epochSeed, layer), ids: streamIDs}
+	a := p.adj
+	indptr = make([]int64, len(nodes)+1)
+	for i, v := range nodes {
+		indptr[i+1] = indptr[i] + c.capacity(a.Indptr[v+1]-a.Indptr[v])
+	}
+	total := indptr[len(nodes)]
+	nbr, eids = make([]int64, total), make([]int64, total)
+	var sc scratch
+	w, err := pickRange(&sc, c, nodes, 0, len(nodes), 0, indptr, nbr, eids)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return indptr, nbr[:w:w], eids[:w:w], nil
+}
