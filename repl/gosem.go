@@ -847,24 +847,7 @@ func (s *Session) bindDefers(root ast.Node) {
 		}
 		return &ast.BlockStmt{Lbrace: pos, List: append(pre, d), Rbrace: d.End()}
 	}
-	list := func(l []ast.Stmt) {
-		for i, st := range l {
-			l[i] = fix(st)
-		}
-	}
-	ast.Inspect(root, func(x ast.Node) bool {
-		switch x := x.(type) {
-		case *ast.BlockStmt:
-			list(x.List)
-		case *ast.CaseClause:
-			list(x.Body)
-		case *ast.CommClause:
-			list(x.Body)
-		case *ast.LabeledStmt:
-			x.Stmt = fix(x.Stmt)
-		}
-		return true
-	})
+	eachStmt(root, fix)
 }
 
 func callsRecoverExpr(e ast.Node) bool {

@@ -48,24 +48,7 @@ func (s *Session) guardGoStmts(root ast.Node) {
 		n++
 		return s.wrapGo(g, n, made)
 	}
-	list := func(l []ast.Stmt) {
-		for i, st := range l {
-			l[i] = wrap(st)
-		}
-	}
-	ast.Inspect(root, func(x ast.Node) bool {
-		switch x := x.(type) {
-		case *ast.BlockStmt:
-			list(x.List)
-		case *ast.CaseClause:
-			list(x.Body)
-		case *ast.CommClause:
-			list(x.Body)
-		case *ast.LabeledStmt:
-			x.Stmt = wrap(x.Stmt)
-		}
-		return true
-	})
+	eachStmt(root, wrap)
 }
 
 func (s *Session) wrapGo(g *ast.GoStmt, n int, made map[*ast.GoStmt]bool) ast.Stmt {
@@ -151,4 +134,28 @@ func (s *Session) inPlace(e ast.Expr) bool {
 		return ok
 	})
 	return ok
+}
+
+// eachStmt replaces every statement of root's statement lists (blocks,
+// case and select clauses, labeled statements) by fix(statement), the
+// walk the session's rewrites share.
+func eachStmt(root ast.Node, fix func(ast.Stmt) ast.Stmt) {
+	list := func(l []ast.Stmt) {
+		for i, st := range l {
+			l[i] = fix(st)
+		}
+	}
+	ast.Inspect(root, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.BlockStmt:
+			list(x.List)
+		case *ast.CaseClause:
+			list(x.Body)
+		case *ast.CommClause:
+			list(x.Body)
+		case *ast.LabeledStmt:
+			x.Stmt = fix(x.Stmt)
+		}
+		return true
+	})
 }

@@ -73,24 +73,7 @@ func splitTupleAssigns(root ast.Node) {
 		}
 		return block
 	}
-	list := func(l []ast.Stmt) {
-		for i, st := range l {
-			l[i] = fix(st)
-		}
-	}
-	ast.Inspect(root, func(x ast.Node) bool {
-		switch x := x.(type) {
-		case *ast.BlockStmt:
-			list(x.List)
-		case *ast.CaseClause:
-			list(x.Body)
-		case *ast.CommClause:
-			list(x.Body)
-		case *ast.LabeledStmt:
-			x.Stmt = fix(x.Stmt)
-		}
-		return true
-	})
+	eachStmt(root, fix)
 }
 
 func hasCall(es []ast.Expr) bool {
