@@ -40,8 +40,13 @@ func TestMPI(t *testing.T) {
 		if err != nil || strings.Contains(s, "--- FAIL") || !strings.Contains(s, "PASS") {
 			t.Fatalf("mpirun -np %d: %v\n%s", np, err, s)
 		}
-		if n := strings.Count(s, "--- PASS: TestMPIChildCollectives") + strings.Count(s, "--- PASS: TestMPIChildDataParallel"); n != 2*np {
-			t.Fatalf("mpirun -np %d: %d ranks passed TestMPIChildCollectives\n%s", np, n, s)
+		// Every rank runs the collectives; the data-parallel child skips on
+		// every rank alike when the shared data folder is absent.
+		coll := strings.Count(s, "--- PASS: TestMPIChildCollectives")
+		ddp := strings.Count(s, "--- PASS: TestMPIChildDataParallel")
+		skipped := strings.Count(s, "--- SKIP: TestMPIChildDataParallel")
+		if coll != np || ddp+skipped != np || ddp != 0 && skipped != 0 {
+			t.Fatalf("mpirun -np %d: collectives passed on %d ranks, data parallel passed on %d and skipped on %d\n%s", np, coll, ddp, skipped, s)
 		}
 		t.Logf("mpirun -np %d:\n%s", np, s)
 	}
