@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/gnnrepl/gnnrepl/internal/engerr"
@@ -189,6 +190,21 @@ func World() *Comm {
 	worldCom = &Comm{size: 1, note: note}
 	return worldCom
 }
+
+// SetTimeout sets how long any blocking MPI call of this process (a
+// collective, Send, Recv, Finalize) may wait for the other ranks before
+// this rank gives up on the job: it then prints "rank R of N: MPI_Allreduce
+// did not complete within D" and exits with status 1, and the launcher
+// ends every rank, so a job whose rank hangs or died fails within D
+// instead of waiting forever (torch.distributed's timeout). d <= 0
+// disables the watchdog. The default is DefaultTimeout, or the
+// GNNREPL_DIST_TIMEOUT environment variable ("90s", "10m" or seconds). It
+// applies to the whole process and has no effect on the single-process
+// communicator, which never waits.
+func (c *Comm) SetTimeout(d time.Duration) { callTimeout.Store(int64(max(d, 0))) }
+
+// Timeout returns the watchdog's limit (0: none); see SetTimeout.
+func (c *Comm) Timeout() time.Duration { return time.Duration(callTimeout.Load()) }
 
 // Rank returns this process's rank, 0 <= Rank() < Size().
 func (c *Comm) Rank() int { return c.rank }

@@ -23,6 +23,13 @@ var (
 	ErrNoMETIS = engerr.NewKind("dist: METIS not available", nil)
 	// ErrMETIS: a METIS call failed.
 	ErrMETIS = engerr.NewKind("dist: METIS call failed", nil)
+	// ErrCheckpoint: SaveCheckpoint or LoadCheckpoint failed on some rank
+	// (every rank gets an error of this kind; the failing rank's also
+	// wraps package checkpoint's error).
+	ErrCheckpoint = engerr.NewKind("dist: checkpoint failed", nil)
+	// ErrTimeout: a collective did not complete within the communicator's
+	// timeout (SetTimeout, GNNREPL_DIST_TIMEOUT).
+	ErrTimeout = engerr.NewKind("dist: collective timed out", nil)
 	// ErrArgument: an argument value out of range or of the wrong kind
 	// (the same sentinel as tensor.ErrArgument).
 	ErrArgument = engerr.ErrArgument

@@ -5,8 +5,11 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/gnnrepl/gnnrepl/internal/dynlib"
@@ -204,8 +207,65 @@ func (m *mpiLib) do(f func()) {
 func (m *mpiLib) call(name string, args ...uintptr) int {
 	fn := m.fn[name]
 	var rc int
+	if d := time.Duration(callTimeout.Load()); d > 0 && watchedCalls[name] {
+		t := time.AfterFunc(d, func() { timedOut(name, d) })
+		m.do(func() { rc = dynlib.Call(fn, args...) })
+		t.Stop()
+		return rc
+	}
 	m.do(func() { rc = dynlib.Call(fn, args...) })
 	return rc
+}
+
+// DefaultTimeout is how long a collective or point-to-point call may block
+// before the rank gives up on the job (torch.distributed's default
+// timeout of 30 minutes); GNNREPL_DIST_TIMEOUT ("90s", "10m", or seconds;
+// "0" for none) and Comm.SetTimeout change it.
+const DefaultTimeout = 30 * time.Minute
+
+// callTimeout is the watchdog's limit in nanoseconds (0: none).
+var callTimeout atomic.Int64
+
+// watchedCalls are the MPI calls that wait for other ranks.
+var watchedCalls = map[string]bool{
+	"MPI_Barrier": true, "MPI_Bcast": true, "MPI_Allreduce": true, "MPI_Allgather": true,
+	"MPI_Allgatherv": true, "MPI_Alltoall": true, "MPI_Alltoallv": true, "MPI_Send": true,
+	"MPI_Recv": true, "MPI_Finalize": true,
+}
+
+func init() {
+	d := DefaultTimeout
+	if v := os.Getenv("GNNREPL_DIST_TIMEOUT"); v != "" {
+		if p, err := parseTimeout(v); err == nil {
+			d = p
+		} else {
+			fmt.Fprintf(os.Stderr, "gnnrepl: GNNREPL_DIST_TIMEOUT=%q: %v; using %v\n", v, err, d)
+		}
+	}
+	callTimeout.Store(int64(d))
+}
+
+// parseTimeout reads a Go duration or a number of seconds.
+func parseTimeout(v string) (time.Duration, error) {
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("want a duration such as 90s or 10m, or seconds")
+	}
+	return d, nil
+}
+
+// timedOut ends this rank when an MPI call has blocked longer than the
+// timeout: the call cannot be cancelled, so the process exits (status 1)
+// after saying why, and the launcher, seeing a rank end without
+// MPI_Finalize, ends every other rank.
+func timedOut(name string, d time.Duration) {
+	r, n, _, _ := EnvRank()
+	fmt.Fprintf(os.Stderr, "gnnrepl: rank %d of %d: %s did not complete within %v (the dist timeout, GNNREPL_DIST_TIMEOUT): a rank is stuck or dead; %v; exiting\n",
+		r, n, name, d, ErrTimeout)
+	os.Exit(1)
 }
 
 // errorString is MPI_Error_string of code.
