@@ -41,13 +41,33 @@ var (
 	worldCom *Comm
 )
 
-// The environment variables launchers set (Open MPI's mpirun, MPICH's
-// Hydra and PMI, PMIx, Slurm's srun), first match wins.
-var (
-	envRankVars  = []string{"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}
-	envSizeVars  = []string{"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}
-	envLocalVars = []string{"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK", "SLURM_LOCALID"}
-)
+// launchers are the environment variables each launcher sets, tried in
+// this order; the rank, size and local rank are read from the first
+// launcher whose rank variable is set, so the values never mix two
+// launchers' (a job started by mpirun inside a Slurm allocation still has
+// SLURM_* variables).
+var launchers = []struct {
+	name              string
+	rank, size, local []string
+	requires          string // a further variable that must be set
+}{
+	{"Open MPI's mpirun", []string{"OMPI_COMM_WORLD_RANK"}, []string{"OMPI_COMM_WORLD_SIZE"}, []string{"OMPI_COMM_WORLD_LOCAL_RANK"}, ""},
+	{"MPICH's Hydra (PMI)", []string{"PMI_RANK"}, []string{"PMI_SIZE"}, []string{"MPI_LOCALRANKID", "PMI_LOCAL_RANK"}, ""},
+	{"PMIx", []string{"PMIX_RANK"}, []string{"PMIX_SIZE", "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"}, []string{"PMIX_LOCAL_RANK", "SLURM_LOCALID"}, ""},
+	// Slurm's variables count only inside a job step (srun): the batch
+	// script of sbatch has SLURM_PROCID=0 and SLURM_NTASKS=N too, but it
+	// is one process.
+	{"Slurm's srun", []string{"SLURM_PROCID"}, []string{"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"}, []string{"SLURM_LOCALID"}, "SLURM_STEP_ID"},
+}
+
+// envRankVars lists every launcher's rank variables, for messages.
+var envRankVars = func() []string {
+	var v []string
+	for _, l := range launchers {
+		v = append(v, l.rank...)
+	}
+	return v
+}()
 
 func envInt(vars []string) (int, string, bool) {
 	for _, v := range vars {
@@ -60,27 +80,42 @@ func envInt(vars []string) (int, string, bool) {
 	return 0, "", false
 }
 
+// envLaunch finds the launcher of this process (see launchers) and its
+// values; ok false when none set them.
+func envLaunch() (launcher string, rank, size, localRank int, localSet, ok bool) {
+	for _, l := range launchers {
+		r, _, okR := envInt(l.rank)
+		if !okR || (l.requires != "" && os.Getenv(l.requires) == "") {
+			continue
+		}
+		s, _, okS := envInt(l.size)
+		if !okS || s < 1 {
+			s = 1
+		}
+		lr, _, okL := envInt(l.local)
+		if !okL && s == 1 {
+			lr = r
+		}
+		return l.name, r, s, lr, okL, true
+	}
+	return "", 0, 1, 0, false, false
+}
+
 // EnvRank returns the rank, the number of ranks and the local rank (the
 // rank among the processes on this host) that the launcher put in the
-// environment (OMPI_COMM_WORLD_RANK / _SIZE / _LOCAL_RANK from Open MPI's
-// mpirun, PMI_RANK / PMI_SIZE / MPI_LOCALRANKID from MPICH's Hydra,
-// PMIX_RANK, SLURM_PROCID / SLURM_NTASKS / SLURM_LOCALID from srun), and
-// whether a launcher set them. It opens no library: a script may read it
-// before Init. Without a launcher it returns 0, 1, 0, false.
+// environment, and whether a launcher set them: Open MPI's mpirun
+// (OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK), MPICH's Hydra mpiexec and
+// other PMI launchers (PMI_RANK, PMI_SIZE, MPI_LOCALRANKID or
+// PMI_LOCAL_RANK), PMIx (PMIX_RANK), Slurm's srun (SLURM_PROCID,
+// SLURM_STEP_NUM_TASKS or SLURM_NTASKS, SLURM_LOCALID; only inside a job
+// step, where SLURM_STEP_ID is set, not in sbatch's batch script), tried
+// in that order, all three values from the same launcher. It opens no
+// library: a script may read it before Init. Without a launcher it
+// returns 0, 1, 0, false; a missing local rank is 0 (Init then counts
+// the ranks on this host).
 func EnvRank() (rank, size, localRank int, launched bool) {
-	r, _, okR := envInt(envRankVars)
-	s, _, okS := envInt(envSizeVars)
-	l, _, okL := envInt(envLocalVars)
-	if !okS || s < 1 {
-		s = 1
-	}
-	if !okL {
-		l = 0
-		if s == 1 {
-			l = r
-		}
-	}
-	return r, s, l, okR || okS
+	_, r, s, l, _, ok := envLaunch()
+	return r, s, l, ok
 }
 
 // Init initializes MPI (MPI_Init_thread, MPI_THREAD_SERIALIZED; every call
@@ -105,8 +140,8 @@ func Init() (*Comm, error) {
 func initLocked() (*Comm, error) {
 	const op = "Init"
 	if _, _, _, launched := EnvRank(); !launched {
-		return nil, errf(ErrNoMPI, op, "this process was not started by mpirun, mpiexec or srun (none of %s is set); run `mpirun -np N gnnrepl run FILE.go`, or use dist.World(), which falls back to one rank",
-			strings.Join(append(append([]string{}, envRankVars...), envSizeVars...), ", "))
+		return nil, errf(ErrNoMPI, op, "this process was not started by mpirun, mpiexec or srun (none of %s is set; SLURM_PROCID counts inside an srun step only); run `mpirun -np N gnnrepl run FILE.go` or `srun -n N gnnrepl run FILE.go`, or use dist.World(), which falls back to one rank",
+			strings.Join(envRankVars, ", "))
 	}
 	m, err := loadMPI()
 	if err != nil {
@@ -131,7 +166,7 @@ func initLocked() (*Comm, error) {
 		return nil, errf(ErrMPI, op, "MPI_Comm_size: %s", m.errorString(rc))
 	}
 	c := &Comm{rank: int(rank), size: int(size), lib: m}
-	if l, _, ok := envInt(envLocalVars); ok {
+	if _, _, _, l, set, _ := envLaunch(); set {
 		c.localRank = l
 	} else if lr, err := c.localRankByHost(); err == nil {
 		c.localRank = lr

@@ -65,25 +65,66 @@ func TestSingleProcess(t *testing.T) {
 	Shutdown(false) // no MPI: a no-op
 }
 
-// TestEnvRank reads the launchers' variables.
+// TestEnvRank reads each launcher's variables, never mixing two.
 func TestEnvRank(t *testing.T) {
-	for _, v := range append(append(append([]string{}, envRankVars...), envSizeVars...), envLocalVars...) {
-		t.Setenv(v, "")
-		os.Unsetenv(v)
+	for _, l := range launchers {
+		for _, v := range append(append(append([]string{l.requires}, l.rank...), l.size...), l.local...) {
+			if v != "" {
+				t.Setenv(v, "")
+				os.Unsetenv(v)
+			}
+		}
 	}
 	if _, _, _, ok := EnvRank(); ok {
 		t.Fatal("launched with no variables")
 	}
-	t.Setenv("PMI_RANK", "3")
-	t.Setenv("PMI_SIZE", "4")
-	t.Setenv("MPI_LOCALRANKID", "1")
-	if r, s, l, ok := EnvRank(); r != 3 || s != 4 || l != 1 || !ok {
-		t.Fatalf("MPICH variables: %d %d %d %v", r, s, l, ok)
+	check := func(what string, r, s, l int) {
+		t.Helper()
+		if gr, gs, gl, ok := EnvRank(); gr != r || gs != s || gl != l || !ok {
+			t.Fatalf("%s: rank %d size %d local %d launched %v; want %d %d %d", what, gr, gs, gl, ok, r, s, l)
+		}
 	}
+	// sbatch's batch script: Slurm variables without a job step.
+	t.Setenv("SLURM_PROCID", "0")
+	t.Setenv("SLURM_NTASKS", "4")
+	t.Setenv("SLURM_LOCALID", "0")
+	if _, _, _, ok := EnvRank(); ok {
+		t.Fatal("sbatch's batch script counted as launched")
+	}
+	// srun -n 4: a job step.
+	t.Setenv("SLURM_STEP_ID", "0")
+	t.Setenv("SLURM_PROCID", "3")
+	t.Setenv("SLURM_LOCALID", "1")
+	check("srun", 3, 4, 1)
+	t.Setenv("SLURM_STEP_NUM_TASKS", "2")
+	t.Setenv("SLURM_PROCID", "1")
+	check("srun step of 2 tasks in a 4-task job", 1, 2, 1)
+	// MPICH's Hydra inside the allocation: PMI's values, not Slurm's.
+	t.Setenv("PMI_RANK", "5")
+	t.Setenv("PMI_SIZE", "8")
+	t.Setenv("MPI_LOCALRANKID", "2")
+	check("MPICH's Hydra", 5, 8, 2)
+	os.Unsetenv("MPI_LOCALRANKID")
+	t.Setenv("PMI_LOCAL_RANK", "3")
+	check("PMI_LOCAL_RANK", 5, 8, 3)
+	// Open MPI first.
 	t.Setenv("OMPI_COMM_WORLD_RANK", "0")
 	t.Setenv("OMPI_COMM_WORLD_SIZE", "2")
-	if r, s, _, _ := EnvRank(); r != 0 || s != 2 {
-		t.Fatalf("Open MPI variables first: %d %d", r, s)
+	t.Setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0")
+	check("Open MPI", 0, 2, 0)
+	if name, _, _, _, _, _ := envLaunch(); name != "Open MPI's mpirun" {
+		t.Errorf("launcher %q", name)
+	}
+	// Without a local rank variable, one rank is its own local rank 0.
+	for _, v := range []string{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK", "PMI_SIZE", "PMI_LOCAL_RANK", "SLURM_STEP_ID"} {
+		os.Unsetenv(v)
+	}
+	t.Setenv("PMIX_RANK", "0")
+	check("PMIx with the Slurm step's task count", 0, 2, 1)
+	// Init outside any launcher names srun and mpirun.
+	os.Unsetenv("PMIX_RANK")
+	if _, err := Init(); !errors.Is(err, ErrNoMPI) || !strings.Contains(err.Error(), "srun -n N") {
+		t.Errorf("Init outside a launcher: %v", err)
 	}
 }
 

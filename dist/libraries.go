@@ -22,8 +22,8 @@ func Libraries() []Library {
 		out = append(out, Library{Name: "MPI", Detail: err.Error()})
 	} else {
 		launch := "not started by mpirun: dist.World() runs as one rank"
-		if r, s, _, ok := EnvRank(); ok {
-			launch = fmt.Sprintf("started by a launcher as rank %d of %d", r, s)
+		if name, r, s, _, _, ok := envLaunch(); ok {
+			launch = fmt.Sprintf("started by %s as rank %d of %d", name, r, s)
 		}
 		out = append(out, Library{Name: "MPI", OK: true, Detail: fmt.Sprintf("%s, %s (%s); %s", m.impl, m.version, m.path, launch)})
 	}
