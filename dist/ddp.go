@@ -28,14 +28,19 @@ type DDP struct {
 	// registration order, the order backward produces them, as torch does.
 	BucketBytes int
 	buf         []float32
+	nccl        *NCCL // CUDA parameters: gradients go over NCCL
 }
 
 // DataParallel wraps model for data-parallel training over comm (nil means
 // World()): it checks that every rank's model has the same parameter shapes
 // (ErrMPI on every rank otherwise) and broadcasts rank 0's parameter values
 // to the others, as torch's DDP constructor does, so replicas start equal
-// whatever their seeds. Parameters must be float32 CPU tensors. With a
-// single-process communicator it is a no-op wrapper.
+// whatever their seeds. Parameters are float32, all on the CPU (gradients
+// all-reduced over MPI) or all on one CUDA device (over NCCL: DataParallel
+// makes an NCCL communicator with NewNCCL on the parameters' device, one
+// GPU per rank, and broadcasts and averages on the GPU; NCCL() returns
+// it). With a single-process communicator it is a no-op wrapper on any
+// device.
 func DataParallel(model nn.Module, comm *Comm) (*DDP, error) {
 	const op = "DataParallel"
 	if comm == nil {
@@ -49,9 +54,13 @@ func DataParallel(model nn.Module, comm *Comm) (*DDP, error) {
 	}
 	params := model.Parameters()
 	shape := []int64{int64(len(params))}
+	device := "cpu"
+	if len(params) > 0 {
+		device = params[0].Device()
+	}
 	for i, p := range params {
-		if p.DType() != tensor.Float32 || p.Device() != "cpu" {
-			return nil, comm.rankErr(ErrDType, op, "parameter %d is %v on %s; DataParallel takes float32 CPU parameters", i, p.DType(), p.Device())
+		if p.DType() != tensor.Float32 || p.Device() != device {
+			return nil, comm.rankErr(ErrDType, op, "parameter %d is %v on %s (parameter 0 on %s); DataParallel takes float32 parameters all on one device", i, p.DType(), p.Device(), device)
 		}
 		shape = append(shape, int64(p.Numel()))
 	}
@@ -59,6 +68,22 @@ func DataParallel(model nn.Module, comm *Comm) (*DDP, error) {
 		return nil, err
 	}
 	d := &DDP{model: model, comm: comm, params: params, BucketBytes: DefaultBucketBytes}
+	if device != "cpu" {
+		if comm.size == 1 {
+			return d, nil
+		}
+		n, err := NewNCCL(comm, device)
+		if err != nil {
+			return nil, err
+		}
+		d.nccl = n
+		for _, p := range params {
+			if err := n.Broadcast(p, 0); err != nil {
+				return nil, err
+			}
+		}
+		return d, nil
+	}
 	for _, p := range params {
 		if err := comm.bcastRaw(op, rawBytes(p), 0); err != nil {
 			return nil, err
@@ -72,6 +97,10 @@ func (d *DDP) Module() nn.Module { return d.model }
 
 // Comm returns the communicator.
 func (d *DDP) Comm() *Comm { return d.comm }
+
+// NCCL returns the NCCL communicator DataParallel made for CUDA
+// parameters, nil for CPU ones (and in one process).
+func (d *DDP) NCCL() *NCCL { return d.nccl }
 
 // Parameters returns the model's parameters, for the optimizer.
 func (d *DDP) Parameters() []*tensor.Tensor { return d.params }
@@ -88,6 +117,18 @@ func (d *DDP) SyncGradients() error {
 	}
 	if d.comm.size == 1 {
 		return nil
+	}
+	if d.nccl != nil {
+		// On the GPU: one NCCL group of ncclAvg all-reduces (NCCL fuses
+		// them), a zero gradient for a parameter without one.
+		grads := make([]*tensor.Tensor, len(d.params))
+		for i, p := range d.params {
+			if p.Grad() == nil {
+				p.SetGrad(tensor.ZerosLike(p))
+			}
+			grads[i] = p.Grad()
+		}
+		return d.nccl.allReduceMany(op, grads, "avg")
 	}
 	limit := max(1, d.BucketBytes/4)
 	scale := 1 / float32(d.comm.size)
@@ -117,6 +158,9 @@ func (d *DDP) ParameterChecksum() uint64 {
 	h := fnv.New64a()
 	var b [4]byte
 	for _, p := range d.params {
+		if p.Device() != "cpu" {
+			p = p.ToCPU()
+		}
 		for _, v := range p.Float32s() {
 			u := math.Float32bits(v)
 			b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)

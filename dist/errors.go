@@ -23,6 +23,10 @@ var (
 	ErrNoMETIS = engerr.NewKind("dist: METIS not available", nil)
 	// ErrMETIS: a METIS call failed.
 	ErrMETIS = engerr.NewKind("dist: METIS call failed", nil)
+	// ErrNoNCCL: libnccl.so.2 could not be opened (or is older than 2.10).
+	ErrNoNCCL = engerr.NewKind("dist: NCCL not available", nil)
+	// ErrNCCL: an NCCL call failed.
+	ErrNCCL = engerr.NewKind("dist: NCCL call failed", nil)
 	// ErrCheckpoint: SaveCheckpoint or LoadCheckpoint failed on some rank
 	// (every rank gets an error of this kind; the failing rank's also
 	// wraps package checkpoint's error).

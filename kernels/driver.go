@@ -355,6 +355,15 @@ func (d *Device) bind() (unlock func(), err error) {
 	return runtime.UnlockOSThread, nil
 }
 
+// MakeCurrent makes the device's primary context current on the calling
+// OS thread (cuCtxSetCurrent), for a library that works on the current
+// context (the CUDA runtime inside NCCL). The caller must have locked the
+// goroutine to its thread (runtime.LockOSThread) for this to mean
+// anything.
+func (d *Device) MakeCurrent() error {
+	return check("cuCtxSetCurrent", call(drv.cuCtxSetCurrent, d.ctx))
+}
+
 // Synchronize blocks until all work queued on the device has finished
 // (cuCtxSynchronize), returning the first asynchronous error if any.
 func (d *Device) Synchronize() error {

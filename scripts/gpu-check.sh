@@ -26,7 +26,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
-PKGS=(kernels tensor tensor/backendtest nn optim)   # packages whose test binaries `build` makes (backendtest: RunAll on cuda:0, every dtype; nn, optim: training and optimizer steps on cuda vs cpu)
+PKGS=(kernels tensor tensor/backendtest nn optim dist)   # packages whose test binaries `build` makes (backendtest: RunAll on cuda:0, every dtype; nn, optim: training and optimizer steps on cuda vs cpu; dist: TestNCCLGPU, NCCL comm init + all-reduce of a device tensor with one rank, when libnccl.so.2 is there)
 
 if [ "${1:-}" = "build" ]; then
 	mkdir -p .devbin
