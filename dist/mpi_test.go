@@ -187,7 +187,7 @@ func ones(n int) []int {
 // aborts the job).
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if os.Getenv(childEnv) != "" {
+	if os.Getenv(childEnv) != "" || os.Getenv(scaleBenchEnv) != "" {
 		Shutdown(code != 0)
 	}
 	os.Exit(code)
