@@ -44,6 +44,9 @@ type DistGraph struct {
 // World()). It all-gathers the parts' original node ids to build the id
 // maps (a collective). Errors: the config or part file as LoadPartition
 // reports them, a rank count that is not the number of parts (ErrArgument).
+// The ranks agree on the outcome first: when one rank's part cannot be
+// opened, that rank gets its error and every other rank an ErrArgument
+// error naming it, and none waits in a collective.
 func OpenDistGraph(configPath string, comm *Comm) (*DistGraph, error) {
 	const op = "OpenDistGraph"
 	if comm == nil {
@@ -52,17 +55,32 @@ func OpenDistGraph(configPath string, comm *Comm) (*DistGraph, error) {
 	if err := comm.ready(op); err != nil {
 		return nil, err
 	}
-	g, cfg, closer, err := LoadPartition(configPath, comm.Rank())
+	g, cfg, closer, lerr := openPart(comm, configPath)
+	// The ranks agree on the outcome before the first collective, so a
+	// rank whose part is bad does not leave the others waiting in it.
+	flag := int64(0)
+	if lerr != nil {
+		flag = 1
+	}
+	flags, _, err := comm.AllGatherInt64s([]int64{flag})
 	if err != nil {
+		if closer != nil {
+			closer.Close()
+		}
 		return nil, err
 	}
-	if cfg.NumParts != comm.Size() {
-		closer.Close()
-		return nil, comm.rankErr(ErrArgument, op, "%s has %d parts but the job has %d ranks; partition into as many parts as ranks", configPath, cfg.NumParts, comm.Size())
+	var bad []int
+	for r, f := range flags {
+		if f != 0 {
+			bad = append(bad, r)
+		}
 	}
-	if !g.HasNData("orig_id") || !g.HasEData("orig_id") || !g.HasNData("inner_node") {
+	if lerr != nil {
+		return nil, lerr
+	}
+	if len(bad) > 0 {
 		closer.Close()
-		return nil, comm.rankErr(ErrArgument, op, "part %d of %s lacks the orig_id / inner_node data Partitioning.Save writes", comm.Rank(), configPath)
+		return nil, comm.rankErr(ErrArgument, op, "ranks %v could not open their parts of %s (their errors are in their output)", bad, configPath)
 	}
 	d := &DistGraph{comm: comm, part: comm.Rank(), cfg: cfg, local: g, closer: closer, numNodes: cfg.NumNodes,
 		lo: cfg.NodeMap[comm.Rank()][0], origOf: g.NData("orig_id").Int64s(), origEdge: g.EData("orig_id").Int64s()}
@@ -92,6 +110,24 @@ func OpenDistGraph(configPath string, comm *Comm) (*DistGraph, error) {
 		d.newID[v], d.owner[v] = int64(nid), int32(p)
 	}
 	return d, nil
+}
+
+// openPart is this rank's part of OpenDistGraph before any collective.
+func openPart(comm *Comm, configPath string) (*graph.Graph, *PartitionConfig, io.Closer, error) {
+	const op = "OpenDistGraph"
+	g, cfg, closer, err := LoadPartition(configPath, comm.Rank())
+	if err != nil {
+		return nil, nil, nil, comm.rankErr(ErrArgument, op, "%v", err)
+	}
+	if cfg.NumParts != comm.Size() {
+		closer.Close()
+		return nil, nil, nil, comm.rankErr(ErrArgument, op, "%s has %d parts but the job has %d ranks; partition into as many parts as ranks", configPath, cfg.NumParts, comm.Size())
+	}
+	if !g.HasNData("orig_id") || !g.HasEData("orig_id") || !g.HasNData("inner_node") {
+		closer.Close()
+		return nil, nil, nil, comm.rankErr(ErrArgument, op, "part %d of %s lacks the orig_id / inner_node data Partitioning.Save writes", comm.Rank(), configPath)
+	}
+	return g, cfg, closer, nil
 }
 
 // Close releases the part's memory-mapped file.

@@ -75,6 +75,13 @@ func (r *LaunchResult) String() string {
 	return fmt.Sprintf("dist.LaunchResult{exit %d, %q, %.1fs, logs %s}", r.ExitCode, r.LastLine, r.Elapsed.Seconds(), r.LogDir)
 }
 
+// rankWrapper runs one rank ("$@": the binary and its arguments) and
+// reports its exit status when it fails; rankExitPrefix starts that line.
+const (
+	rankWrapper    = `"$@"; rc=$?; if [ $rc -ne 0 ]; then if [ $rc -gt 128 ]; then w="was killed by signal $((rc - 128))"; else w="exited with status $rc"; fi; echo "gnnrepl launch: this rank $w" >&2; fi; exit $rc`
+	rankExitPrefix = "gnnrepl launch: this rank "
+)
+
 // tagLine matches Open MPI's --tag-output prefix "[1,R]<stdout>:".
 var tagLine = regexp.MustCompile(`^\[\d+,(\d+)\]<(stdout|stderr|stddiag)>:(.*)$`)
 
@@ -98,7 +105,10 @@ var failedRank = []*regexp.Regexp{
 // The launcher is Open MPI's mpirun (run as root it gets
 // --allow-run-as-root; --oversubscribe always, so n may exceed the cores)
 // with --tag-output, which is how lines are told apart by rank; another
-// launcher's lines all go to rank 0's log. Errors: n < 1, a missing file
+// launcher's lines all go to rank 0's log. Each rank runs under /bin/sh,
+// which adds "gnnrepl launch: this rank exited with status N" (or "was
+// killed by signal N") to the rank's stream when it fails, so the failing
+// rank is named even when mpirun's own report does not say which it was. Errors: n < 1, a missing file
 // or launcher (ErrArgument, ErrNoMPI), a job that exits non-zero (ErrMPI,
 // naming the failing rank as mpirun reports it and that rank's last
 // lines; the result is returned too), an interrupt or the timeout (an error of the
@@ -152,7 +162,10 @@ func Launch(n int, file string, opts LaunchOptions) (*LaunchResult, error) {
 		args = append(args, "--allow-run-as-root")
 	}
 	args = append(args, opts.MPIArgs...)
-	args = append(args, "-np", strconv.Itoa(n), bin)
+	// Each rank runs under a shell that reports a non-zero exit status on
+	// the rank's own stream: mpirun does not always name the rank that
+	// failed first (a rank killed by a signal, a race in its report).
+	args = append(args, "-np", strconv.Itoa(n), "/bin/sh", "-c", rankWrapper, "sh", bin)
 	args = append(args, opts.BinaryArgs...)
 	args = append(args, "run", file)
 	cmd := exec.Command(mpirun, args...)
@@ -193,6 +206,7 @@ func Launch(n int, file string, opts LaunchOptions) (*LaunchResult, error) {
 	// Lines: split by rank, logged, streamed; the last lines kept per rank.
 	const keep = 8
 	tails := make([][]string, n+1)
+	firstFailed := -1 // the first rank whose wrapper reported a failure
 	var mu sync.Mutex
 	done := make(chan struct{})
 	go func() {
@@ -215,6 +229,9 @@ func Launch(n int, file string, opts LaunchOptions) (*LaunchResult, error) {
 			}
 			if r == 0 && stream == "stdout" {
 				res.LastLine = text
+			}
+			if r < n && firstFailed < 0 && strings.HasPrefix(text, rankExitPrefix) {
+				firstFailed = r
 			}
 			mu.Unlock()
 			switch {
@@ -247,8 +264,16 @@ func Launch(n int, file string, opts LaunchOptions) (*LaunchResult, error) {
 	if stopped != nil {
 		killGroup(cmd.Process.Pid, waitErr)
 	}
+	// Read what is still in the pipe (mpirun's failure report comes last)
+	// until every writer has closed it; a rank that outlived the launcher
+	// and keeps it open is cut off after 2 s.
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		pr.Close()
+		<-done
+	}
 	pr.Close()
-	<-done
 	res.Elapsed = time.Since(start)
 	res.ExitCode = exitCode(cmd, werr)
 	if stopped != nil {
@@ -269,6 +294,9 @@ func Launch(n int, file string, opts LaunchOptions) (*LaunchResult, error) {
 				rank, _ = strconv.Atoi(m[1])
 				break
 			}
+		}
+		if rank < 0 {
+			rank = firstFailed
 		}
 		if rank < 0 {
 			for r := 0; r < n && rank < 0; r++ {
