@@ -486,7 +486,7 @@ func (c *Comm) cpuTensor(op string, t *tensor.Tensor) error {
 		return c.rankErr(ErrArgument, op, "the tensor is nil")
 	}
 	if t.Device() != "cpu" {
-		return c.rankErr(engerr.ErrDevice, op, "the tensor is on %s; collectives over MPI take CPU tensors (NCCL is not wired yet)", t.Device())
+		return c.rankErr(engerr.ErrDevice, op, "the tensor is on %s; collectives over MPI take CPU tensors (for CUDA tensors use an NCCL communicator: dist.NewNCCL)", t.Device())
 	}
 	return nil
 }
