@@ -225,7 +225,7 @@ func TestDoctor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Go runtime", "backend cpu     available: BLAS: ", "backend meta", "Freed memory    lazy (MADV_FREE", "CUDA driver", "data directory  " + data + " (--data)", "cora (1 files, 1 B)"} {
+	for _, want := range []string{"Go runtime", "backend cpu     available: BLAS: ", "backend meta", "Freed memory    lazy (MADV_FREE", "CUDA driver", "\nMPI  ", "\nNCCL  ", "\nMETIS  ", "data directory  " + data + " (--data)", "cora (1 files, 1 B)"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}
