@@ -93,6 +93,20 @@ type Adj struct {
 // NumEdges returns the number of edges.
 func (a *Adj) NumEdges() int { return len(a.Indices) }
 
+// String summarises the adjacency (its sizes, not its arrays, which the
+// session would otherwise print in full): "Adj(num_src=2708,
+// num_dst=2708, num_edges=10556)", with ", eids" when it carries edge ids.
+func (a *Adj) String() string {
+	if a == nil {
+		return "Adj(nil)"
+	}
+	e := ""
+	if a.EIDs != nil {
+		e = ", eids"
+	}
+	return fmt.Sprintf("Adj(num_src=%d, num_dst=%d, num_edges=%d%s)", a.NumSrc, a.NumDst, len(a.Indices), e)
+}
+
 // eid returns the edge id stored at position p.
 func (a *Adj) eid(p int64) int64 {
 	if a.EIDs == nil {
