@@ -98,7 +98,7 @@ func OGBNodeProp(dir string) (*Dataset, error) {
 func LoadOGBNodeProp(dir string, opts OGBOptions) (*Dataset, error) {
 	raw := filepath.Join(dir, "raw")
 	if _, err := os.Stat(filepath.Join(raw, "relations")); err == nil {
-		return nil, fmt.Errorf("%w: %s is a heterogeneous OGB dataset (raw/relations), which LoadOGBNodeProp does not read", ErrArgument, dir)
+		return nil, fmt.Errorf("%w: %s is a heterogeneous OGB dataset (raw/relations), which LoadOGBNodeProp does not read; use LoadOGBNodePropHetero", ErrArgument, dir)
 	}
 	if opts.Name == "" {
 		opts.Name = filepath.Base(filepath.Clean(dir))

@@ -3,7 +3,8 @@
 // sklearn.metrics.roc_auc_score and average_precision_score), MRR and
 // Hits@K (as the evaluators of OGB's ogbl-* datasets), and Recall@K and
 // NDCG@K over per-user ranked lists (as torchmetrics' retrieval metrics
-// and sklearn.metrics.ndcg_score).
+// and sklearn.metrics.ndcg_score), and the macro- and micro-averaged F1
+// of node classification (MacroF1, MicroF1, as sklearn's f1_score).
 //
 // The evaluators are structs in OGB's manner (ogb.linkproppred.Evaluator):
 // LinkEvaluator.Eval takes the scores of positive and negative pairs and
