@@ -2,6 +2,8 @@ package nn
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gnnrepl/gnnrepl/datasets"
@@ -55,6 +57,33 @@ func TestToMeta(t *testing.T) {
 		if err := m.To("tpu"); err == nil {
 			t.Errorf("%T: To(tpu) gave no error", m)
 		}
+	}
+}
+
+// TestToCUDAWithoutGPU: on a machine without a GPU, To("cuda") is an error
+// naming the missing driver or device, and the model stays on the CPU,
+// intact.
+func TestToCUDAWithoutGPU(t *testing.T) {
+	ok, why := tensor.CUDAStatus()
+	if ok {
+		t.Skip("a GPU is present; TestCUDATraining covers To(\"cuda\")")
+	}
+	m := NewGraphSAGE(SAGEOptions{InFeats: 3, HiddenFeats: 5, OutFeats: 2, Seed: 1})
+	before := m.Parameters()[0].Clone().Float32s()
+	err := m.To("cuda")
+	if err == nil || !strings.Contains(err.Error(), why) || strings.Contains(err.Error(), "cpu only") {
+		t.Fatalf("To(cuda) without a GPU: %v; want the reason %q", err, why)
+	}
+	if m.Device() != "cpu" {
+		t.Fatalf("model on %s after a failed To(cuda)", m.Device())
+	}
+	for _, p := range m.Parameters() {
+		if p.Device() != "cpu" {
+			t.Fatalf("parameter on %s after a failed To(cuda)", p.Device())
+		}
+	}
+	if after := m.Parameters()[0].Float32s(); !slices.Equal(before, after) {
+		t.Fatal("a failed To(cuda) changed the parameters")
 	}
 }
 

@@ -17,10 +17,21 @@
 // nested in it. Bytes are the cumulative tensor bytes allocated on the CPU
 // while the op ran (tensor.TotalAllocatedBytes), total and self likewise.
 //
-// Devices. Ops run on a device record device time (a CUDA kernel's time from
-// CUDA events) through AddDeviceTime, under the same op names; the table
-// shows device columns when any was recorded, and the trace shows device
-// events on their own row. CPU-only runs leave these fields zero.
+// Devices (torch.profiler's ProfilerActivity.CUDA). While a profile runs,
+// every op that queues work on a GPU records a pair of CUDA events on the
+// device's compute stream around that work (tensor.StartDeviceTiming; the
+// events come from a pool), charged to the innermost open op, so the device
+// time is self time like the CPU column; Stop (or a full pool) waits for
+// the GPU and adds the elapsed times with AddDeviceTime under the op's name
+// and device. The table shows device columns (Device total, Device avg, and
+// Kernels: the timed stretches) when any was recorded, the trace draws them
+// on a track per device, and Report.Memory has every device's allocated,
+// peak and reserved bytes at Stop (the table's "Memory:" footer). Event
+// times include the stream's idle gaps inside an op (the host preparing
+// its next kernel while the GPU waits), so they match the kernels' own
+// times when the stream is busy, as it is in a training loop; call
+// tensor.Synchronize before Stop to time work still queued. CPU-only runs
+// leave the device fields zero and record no events.
 //
 // Concurrency. The tensor op hook is process wide, so ops called from any
 // goroutine are recorded. Go has no cheap goroutine identity, so nesting is

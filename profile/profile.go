@@ -29,6 +29,8 @@ type session struct {
 	mu         sync.Mutex
 	t0         time.Time
 	prev       tensor.OpHook // the hook installed before Start, chained
+	stopTiming func() error  // ends tensor's device timing (CUDA events)
+	timingErr  error
 	stack      []*frame
 	events     []Event
 	devEvents  []DeviceEvent
@@ -49,6 +51,14 @@ func Start() {
 		panicf(ErrState, "Start", "a profile is already running; call profile.Stop first")
 	}
 	s.prev = tensor.SetOpHook(s.begin)
+	// CUDA time (torch.profiler's ProfilerActivity.CUDA): ops that queue
+	// GPU work record event pairs, delivered to addDeviceTime. A failure to
+	// start (device timing taken by another user) leaves the CPU profile.
+	if stop, err := tensor.StartDeviceTiming(s.addDeviceTime); err == nil {
+		s.stopTiming = stop
+	} else {
+		s.timingErr = err
+	}
 }
 
 // Stop ends the running profile and returns its Report. Ops still open (Stop
@@ -61,7 +71,15 @@ func Stop() *Report {
 		panicf(ErrState, "Stop", "no profile is running; call profile.Start first")
 	}
 	tensor.SetOpHook(s.prev)
+	if s.stopTiming != nil {
+		// Waits for the GPU to reach the last timed op and delivers the
+		// pending device times (before the session closes).
+		if err := s.stopTiming(); err != nil && s.timingErr == nil {
+			s.timingErr = err
+		}
+	}
 	active.Store(nil)
+	mem := deviceMemory()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopped = true
@@ -70,6 +88,10 @@ func Stop() *Report {
 		s.closeLocked(len(s.stack)-1, now, bytes)
 	}
 	r := s.report(now)
+	r.Memory = mem
+	if s.timingErr != nil {
+		r.DeviceTimingError = s.timingErr.Error()
+	}
 	last.Store(r)
 	return r
 }
@@ -123,6 +145,12 @@ func AddDeviceTime(name, device string, start time.Time, dur time.Duration) {
 	if s == nil {
 		return
 	}
+	s.addDeviceTime(name, device, start, dur)
+}
+
+// addDeviceTime is AddDeviceTime for this session (tensor's device timer
+// delivers to it while Stop flushes, before the session stops).
+func (s *session) addDeviceTime(name, device string, start time.Time, dur time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
@@ -134,6 +162,16 @@ func AddDeviceTime(name, device string, start time.Time, dur time.Duration) {
 	if len(s.devEvents) < MaxEvents {
 		s.devEvents = append(s.devEvents, DeviceEvent{Name: name, Device: device, Start: start.Sub(s.t0), Dur: dur})
 	}
+}
+
+// deviceMemory returns the memory counters of every device seen.
+func deviceMemory() []DeviceMemory {
+	var out []DeviceMemory
+	for _, d := range tensor.MemoryDevices() {
+		out = append(out, DeviceMemory{Device: d, Allocated: tensor.MemoryAllocated(d),
+			Peak: tensor.MaxMemoryAllocated(d), Reserved: tensor.MemoryReserved(d)})
+	}
+	return out
 }
 
 // begin is the tensor op hook.

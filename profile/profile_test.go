@@ -125,9 +125,12 @@ func TestTable(t *testing.T) {
 	})
 	tab := r.Table("calls", 3)
 	lines := strings.Split(strings.TrimSpace(tab), "\n")
-	// rule, header, rule, 3 rows, rule, footer
-	if len(lines) != 8 {
-		t.Fatalf("table has %d lines, want 8:\n%s", len(lines), tab)
+	// rule, header, rule, 3 rows, rule, footer, memory
+	if len(lines) != 9 {
+		t.Fatalf("table has %d lines, want 9:\n%s", len(lines), tab)
+	}
+	if !strings.HasPrefix(lines[8], "Memory: cpu allocated ") || len(r.Memory) == 0 || r.Memory[0].Device != "cpu" {
+		t.Errorf("memory footer %q, Memory %+v", lines[8], r.Memory)
 	}
 	for _, col := range []string{"Name", "Self %", "Self", "Total %", "Total", "Avg", "Calls", "Bytes", "Self bytes"} {
 		if !strings.Contains(lines[1], col) {

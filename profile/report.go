@@ -30,6 +30,24 @@ type Report struct {
 	// Overlapped counts op calls that returned while an op started after
 	// them was still open: ops run concurrently on several goroutines.
 	Overlapped int
+	// Memory has the tensor memory of every device seen (tensor's
+	// counters), read at Stop, sorted by device: "cpu", "cuda:0", ...
+	Memory []DeviceMemory
+	// DeviceTimingError is the first CUDA error of the device timer (the
+	// device times it could read are in Stats), "" when none.
+	DeviceTimingError string
+}
+
+// DeviceMemory is one device's tensor memory at the end of a profile
+// (torch.profiler's profile_memory, per device).
+type DeviceMemory struct {
+	Device string
+	// Allocated is tensor.MemoryAllocated at Stop; Peak is
+	// tensor.MaxMemoryAllocated (the peak since the process started or
+	// since tensor.ResetPeakMemoryStats; call it before Start for the
+	// profiled code's own peak); Reserved is tensor.MemoryReserved (a
+	// GPU's caching allocator; the CPU's is Allocated).
+	Allocated, Peak, Reserved int64
 }
 
 // OpStat sums every call of one op (torch's FunctionEventAvg in
@@ -252,6 +270,7 @@ func (r *Report) Table(sortBy string, limit int) string {
 		fmt.Fprintf(&b, "   calls not kept for the trace: %d", r.Dropped)
 	}
 	b.WriteByte('\n')
+	b.WriteString(r.memoryLine())
 	return b.String()
 }
 
@@ -261,6 +280,29 @@ func (r *Report) calls() int {
 		n += s.Calls
 	}
 	return n
+}
+
+// memoryLine is the Table's memory footer: one entry per device, and the
+// device timer's error if any.
+func (r *Report) memoryLine() string {
+	var b strings.Builder
+	if len(r.Memory) > 0 {
+		b.WriteString("Memory:")
+		for i, m := range r.Memory {
+			if i > 0 {
+				b.WriteString(";")
+			}
+			fmt.Fprintf(&b, " %s allocated %s, peak %s", m.Device, tensor.FormatBytes(m.Allocated), tensor.FormatBytes(m.Peak))
+			if m.Device != "cpu" {
+				fmt.Fprintf(&b, ", reserved %s", tensor.FormatBytes(m.Reserved))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if r.DeviceTimingError != "" {
+		fmt.Fprintf(&b, "Device timing error: %s\n", r.DeviceTimingError)
+	}
+	return b.String()
 }
 
 // String is Table("total", 20).
@@ -288,6 +330,9 @@ func (r *Report) HTML(sortBy string, limit int) string {
 	}
 	fmt.Fprintf(&b, "</tbody>\n</table>\n<p>Self time total: %s, wall time: %s, op calls: %d</p>\n",
 		FormatDuration(r.SelfTotal()), FormatDuration(r.Wall), r.calls())
+	if m := r.memoryLine(); m != "" {
+		b.WriteString("<p>" + html.EscapeString(strings.TrimSpace(m)) + "</p>\n")
+	}
 	return b.String()
 }
 

@@ -109,3 +109,27 @@ func ExampleNewEdgeDataLoader() {
 	// edges [0 1]: 2 positive and 2 negative pairs over nodes [0 1 2], 4 sampled edges
 	// edges [2 3]: 2 positive and 2 negative pairs over nodes [2 3 4], 2 sampled edges
 }
+
+// Batches for a GPU (DGL's device="cuda", pin_prefetcher=True): the loader
+// gathers each batch on the host, stages it in pinned memory and copies it
+// on a second stream while the previous batch computes. Without a GPU the
+// loader is an error naming the missing driver or device. (Not run by go
+// test: its output depends on the machine.)
+func ExampleLoaderOptions_pinMemory() {
+	src := []int64{0, 1, 2, 3, 4, 5, 6, 7}
+	dst := []int64{1, 2, 3, 4, 5, 6, 7, 0}
+	g, _ := graph.New(8, src, dst)
+	g.SetNData("feat", tensor.Ones(8, 4))
+	dl, err := sampling.NewDataLoader(g, tensor.Arange(8), sampling.NeighborSampler{Fanouts: []int{2}},
+		sampling.LoaderOptions{BatchSize: 4, Device: "cuda", PinMemory: true, PrefetchNodeFeats: []string{"feat"}})
+	if err != nil {
+		_, why := tensor.CUDAStatus()
+		fmt.Println("no GPU:", why)
+		return
+	}
+	defer dl.Close() // releases the pinned buffers and the copy stream
+	for dl.Next() {
+		x := dl.Blocks()[0].SrcData("feat")
+		fmt.Println(x.Shape(), x.Device())
+	}
+}

@@ -83,6 +83,26 @@ type LoaderOptions struct {
 	// they stand for, tensor.SetMetaDensity), which is how memplan.Predict
 	// runs the real loader. Blocks' structure stays in host memory.
 	Device string
+	// PinMemory (DGL's pin_prefetcher, torch's pin_memory) applies to a
+	// CUDA Device: batches are gathered on the host, staged in a small ring
+	// of reused pinned (page-locked) buffers and copied to the GPU on a
+	// copy stream of the DataLoader's own (tensor.PinnedUploader), one
+	// batch ahead: when Next hands out batch i it queues the copy of batch
+	// i+1, which then runs while batch i computes; the compute stream waits
+	// for a batch's copy (a CUDA event) before Next hands it out, so ops
+	// see its data. Without it, a CUDA batch is copied synchronously in the
+	// worker that gathered it. Batches are identical either way. On the CPU
+	// and meta devices it is ignored, as DGL ignores pin_prefetcher when the
+	// device is not a GPU; on a machine without a GPU, Device "cuda" is an
+	// error naming the missing driver or device, with or without it. Close
+	// the DataLoader to release the pinned memory and the stream at once
+	// (the garbage collector does otherwise).
+	PinMemory bool
+	// UseUVA (DGL's use_uva: sampling from a graph and features in pinned
+	// host memory with GPU kernels) is not implemented: gnnrepl has no GPU
+	// sampling kernels yet (issue 13). Setting it is an error wrapping
+	// tensor.ErrNotImplemented.
+	UseUVA bool
 	// Shard gives this process its share of the seeds in a data-parallel
 	// job (DGL's use_ddp, torch's DistributedSampler): every epoch the whole
 	// seed list is shuffled (when Shuffle) from Seed and the epoch number,
@@ -132,10 +152,14 @@ type DataLoader struct {
 // DataLoader, so that an abandoned DataLoader can be collected and its
 // cleanup can stop them.
 type source struct {
-	g          *graph.Graph
-	seeds      []int64
-	sampler    Sampler
-	opts       LoaderOptions
+	g       *graph.Graph
+	seeds   []int64
+	sampler Sampler
+	opts    LoaderOptions
+	// gatherDev is where produce puts gathered data: opts.Device, or
+	// "cpu" with PinMemory (Next uploads the batch).
+	gatherDev  string
+	pin        bool              // PinMemory on a CUDA device: produce stages the gathered data
 	nodeFeats  []*tensor.Tensor  // detached node data, as opts.PrefetchNodeFeats
 	storeNames []string          // opts.NodeFeatStores' names, sorted
 	stores     []featstore.Store // the stores, as storeNames
@@ -146,10 +170,50 @@ type source struct {
 	edge *edgeSpec
 }
 
-// control lets the DataLoader's cleanup stop the running pipeline.
+// control lets the DataLoader's cleanup stop the running pipeline and
+// release the uploader.
 type control struct {
 	mu   sync.Mutex
 	pipe *pipeline
+	up   uploader // PinMemory's, nil without
+}
+
+// uploader copies a batch's gathered tensors to the device ahead of use:
+// a *tensor.PinnedUploader, or a fake in tests.
+type uploader interface {
+	start(ts []*tensor.Tensor) (pendingUpload, error)
+	close() error
+}
+
+type pendingUpload interface {
+	ready() ([]*tensor.Tensor, error)
+}
+
+type pinnedUploader struct{ u *tensor.PinnedUploader }
+
+func (p pinnedUploader) start(ts []*tensor.Tensor) (pendingUpload, error) {
+	pu, err := p.u.Start(ts)
+	if err != nil {
+		return nil, err
+	}
+	return pendingPinned{pu}, nil
+}
+func (p pinnedUploader) close() error { return p.u.Close() }
+
+type pendingPinned struct{ p *tensor.PendingUpload }
+
+func (p pendingPinned) ready() ([]*tensor.Tensor, error) { return p.p.Ready() }
+
+// release stops the pipeline and closes the uploader (the cleanup).
+func (c *control) release() {
+	c.set(nil)
+	c.mu.Lock()
+	up := c.up
+	c.up = nil
+	c.mu.Unlock()
+	if up != nil {
+		up.close()
+	}
 }
 
 func (c *control) set(p *pipeline) {
@@ -169,7 +233,13 @@ type epochRun struct {
 	epochSeed  uint64
 	numBatches int
 	next       int // index of the next batch to hand out
+	fetched    int // index of the next batch to take from pipe or produce
 	pipe       *pipeline
+	// With PinMemory: the batch after the current one, its upload queued,
+	// or the error met fetching it (returned by the Next that hands it out).
+	ahead    *batchResult
+	aheadUp  pendingUpload
+	aheadErr error
 }
 
 // batchResult is one produced minibatch.
@@ -179,6 +249,17 @@ type batchResult struct {
 	input, lastIn *tensor.Tensor // source ids of the first and last block
 	output        *tensor.Tensor // made from lastIn on first use
 	pair, negPair *graph.Graph   // an edge DataLoader's pair graphs
+	// staged is the gathered data Next uploads with PinMemory: the host
+	// tensors and where each goes.
+	staged []stagedData
+	pin    bool
+}
+
+// stagedData is one gathered host tensor of a batch and the setter that
+// stores its device copy in the batch.
+type stagedData struct {
+	t   *tensor.Tensor
+	set func(*tensor.Tensor) error
 }
 
 // NewDataLoader returns a DataLoader over the seed nodes of g that samples
@@ -256,6 +337,10 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 		return nil, fmt.Errorf("%s: Device %q: %w: %w", name, opts.Device, ErrArgument, err)
 	}
 	opts.Device = dev
+	if opts.UseUVA {
+		return nil, fmt.Errorf("%s: UseUVA (DGL's use_uva: sampling from pinned host memory with GPU kernels) is not implemented: gnnrepl has no GPU sampling kernels yet (issue 13); use Device: \"cuda\" with PinMemory: %w", name, tensor.ErrNotImplemented)
+	}
+	pin := opts.PinMemory && strings.HasPrefix(dev, "cuda")
 	if opts.Shard.Size < 0 || opts.Shard.Rank < 0 || (opts.Shard.Size > 0 && opts.Shard.Rank >= opts.Shard.Size) || (opts.Shard.Size == 0 && opts.Shard.Rank != 0) {
 		return nil, fmt.Errorf("%s: Shard{Rank: %d, Size: %d}: want 0 <= Rank < Size: %w", name, opts.Shard.Rank, opts.Shard.Size, ErrArgument)
 	}
@@ -283,7 +368,10 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 			return nil, err
 		}
 	}
-	s := &source{g: g, seeds: append([]int64(nil), seeds...), sampler: sampler, opts: opts, edge: edge}
+	s := &source{g: g, seeds: append([]int64(nil), seeds...), sampler: sampler, opts: opts, edge: edge, gatherDev: dev}
+	if pin {
+		s.gatherDev, s.pin = "cpu", true
+	}
 	hostData := func(what, n string, t *tensor.Tensor) error {
 		if t.Device() == "cpu" || t.IsMeta() && isMetaDevice(dev) {
 			return nil
@@ -345,8 +433,15 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 	bytes := int64(len(s.seeds)) * 8
 	tensor.CountBytes("cpu", bytes)
 	dl := &DataLoader{src: s, ctl: &control{}}
+	if pin {
+		u, err := tensor.NewPinnedUploader(dev, 0)
+		if err != nil {
+			return nil, fmt.Errorf("%s: PinMemory on %s: %w", name, dev, err)
+		}
+		dl.ctl.up = pinnedUploader{u}
+	}
 	runtime.AddCleanup(s, func(n int64) { tensor.CountBytes("cpu", -n) }, bytes)
-	dl.cleanup = runtime.AddCleanup(dl, func(c *control) { c.set(nil) }, dl.ctl)
+	dl.cleanup = runtime.AddCleanup(dl, func(c *control) { c.release() }, dl.ctl)
 	return dl, nil
 }
 
@@ -485,10 +580,10 @@ func (dl *DataLoader) Next() bool {
 	}
 	var b *batchResult
 	var err error
-	if r.pipe != nil {
-		b, err = r.pipe.receive()
+	if up := dl.ctl.up; up != nil {
+		b, err = dl.nextPinned(r, up)
 	} else {
-		b, err = dl.src.produce(r, r.next)
+		b, err = dl.fetch(r)
 	}
 	if err != nil {
 		dl.finish(err)
@@ -497,6 +592,68 @@ func (dl *DataLoader) Next() bool {
 	r.next++
 	dl.batch = b
 	return true
+}
+
+// fetch returns the next batch of r from its workers or, without workers,
+// produces it here.
+func (dl *DataLoader) fetch(r *epochRun) (b *batchResult, err error) {
+	if r.pipe != nil {
+		b, err = r.pipe.receive()
+	} else {
+		b, err = dl.src.produce(r, r.fetched)
+	}
+	r.fetched++
+	return b, err
+}
+
+// nextPinned is Next's PinMemory path: it hands out the batch whose upload
+// the previous call queued (the compute stream waits for its copy), then
+// fetches the following batch and queues its upload, so that the copy runs
+// while the caller computes on this one. An error fetching the following
+// batch is kept for the call that would hand it out.
+func (dl *DataLoader) nextPinned(r *epochRun, up uploader) (*batchResult, error) {
+	if r.ahead == nil {
+		if r.aheadErr != nil {
+			return nil, r.aheadErr
+		}
+		if err := dl.fetchAhead(r, up); err != nil {
+			return nil, err
+		}
+	}
+	b, p := r.ahead, r.aheadUp
+	r.ahead, r.aheadUp = nil, nil
+	outs, err := p.ready()
+	if err != nil {
+		return nil, fmt.Errorf("sampling.DataLoader: batch %d: %w", b.index, err)
+	}
+	for i, st := range b.staged {
+		if err := st.set(outs[i]); err != nil {
+			return nil, err
+		}
+	}
+	b.staged = nil
+	if r.fetched < r.numBatches {
+		r.aheadErr = dl.fetchAhead(r, up)
+	}
+	return b, nil
+}
+
+// fetchAhead fetches the next batch and queues its upload as r.ahead.
+func (dl *DataLoader) fetchAhead(r *epochRun, up uploader) error {
+	b, err := dl.fetch(r)
+	if err != nil {
+		return err
+	}
+	ts := make([]*tensor.Tensor, len(b.staged))
+	for i, st := range b.staged {
+		ts[i] = st.t
+	}
+	p, err := up.start(ts)
+	if err != nil {
+		return fmt.Errorf("sampling.DataLoader: batch %d: %w", b.index, err)
+	}
+	r.ahead, r.aheadUp = b, p
+	return nil
 }
 
 // shardLen is the number of seeds of this rank per epoch (all of them
@@ -529,7 +686,7 @@ func (s *source) shard(order []int64) []int64 {
 // start begins epoch dl.nextEpoch.
 func (dl *DataLoader) start() {
 	s := dl.src
-	r := &epochRun{epoch: dl.nextEpoch, epochSeed: EpochSeed(s.opts.Seed, dl.nextEpoch), numBatches: dl.Len(), next: dl.nextBatch}
+	r := &epochRun{epoch: dl.nextEpoch, epochSeed: EpochSeed(s.opts.Seed, dl.nextEpoch), numBatches: dl.Len(), next: dl.nextBatch, fetched: dl.nextBatch}
 	dl.nextEpoch++
 	dl.nextBatch = 0
 	dl.err, dl.batch = nil, nil
@@ -552,6 +709,11 @@ func (dl *DataLoader) start() {
 // finish ends the epoch in progress with err, stopping and joining its
 // workers.
 func (dl *DataLoader) finish(err error) {
+	if dl.cur != nil && dl.cur.aheadUp != nil {
+		// The compute stream waits for the abandoned copy, so that its
+		// device blocks are reused only after it.
+		dl.cur.aheadUp.ready()
+	}
 	if dl.cur != nil && dl.cur.pipe != nil {
 		dl.ctl.set(nil)
 	}
@@ -569,6 +731,13 @@ func (dl *DataLoader) Close() error {
 	dl.Reset()
 	dl.closed = true
 	dl.cleanup.Stop()
+	dl.ctl.mu.Lock()
+	up := dl.ctl.up
+	dl.ctl.up = nil
+	dl.ctl.mu.Unlock()
+	if up != nil {
+		return up.close()
+	}
 	return nil
 }
 
@@ -662,19 +831,20 @@ func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
 	if len(blocks) > 1 {
 		lastIn = parentIDs(last)
 	}
-	b = &batchResult{index: i, blocks: blocks, input: input, lastIn: lastIn, pair: pair, negPair: negPair}
+	b = &batchResult{index: i, blocks: blocks, input: input, lastIn: lastIn, pair: pair, negPair: negPair,
+		pin: s.pin}
 	for k, t := range s.nodeFeats {
-		if err := first.SetSrcData(s.opts.PrefetchNodeFeats[k], gatherOn(s.opts.Device, t, first.SrcNodeIDs())); err != nil {
+		if err := b.put(s.opts.PrefetchNodeFeats[k], first.SetSrcData, gatherOn(s.gatherDev, t, first.SrcNodeIDs())); err != nil {
 			return nil, err
 		}
 	}
 	for k, st := range s.stores {
-		if err := first.SetSrcData(s.storeNames[k], gatherStore(s.opts.Device, st, input, s.opts.StoreGatherDType)); err != nil {
+		if err := b.put(s.storeNames[k], first.SetSrcData, gatherStore(s.gatherDev, st, input, s.opts.StoreGatherDType)); err != nil {
 			return nil, err
 		}
 	}
 	for k, t := range s.labels {
-		if err := last.SetDstData(s.opts.PrefetchLabels[k], gatherOn(s.opts.Device, t, last.DstNodeIDs())); err != nil {
+		if err := b.put(s.opts.PrefetchLabels[k], last.SetDstData, gatherOn(s.gatherDev, t, last.DstNodeIDs())); err != nil {
 			return nil, err
 		}
 	}
@@ -685,13 +855,27 @@ func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
 				return nil, fmt.Errorf("sampling.DataLoader: PrefetchEdgeFeats needs parent edge ids, but the sampler recorded none")
 			}
 			for k, t := range s.edgeFeats {
-				if err := blk.SetEData(s.opts.PrefetchEdgeFeats[k], gatherOn(s.opts.Device, t, e.Int64s())); err != nil {
+				if err := b.put(s.opts.PrefetchEdgeFeats[k], blk.SetEData, gatherOn(s.gatherDev, t, e.Int64s())); err != nil {
 					return nil, err
 				}
 			}
 		}
 	}
 	return b, nil
+}
+
+// put stores gathered data t under name with set (a block's SetSrcData,
+// SetDstData or SetEData) and, when the loader pins memory (the data was
+// gathered on the host for a GPU), stages it for Next's upload, which
+// replaces it by its device copy before the batch is handed out.
+func (b *batchResult) put(name string, set func(string, *tensor.Tensor) error, t *tensor.Tensor) error {
+	if err := set(name, t); err != nil {
+		return err
+	}
+	if b.pin {
+		b.staged = append(b.staged, stagedData{t: t, set: func(d *tensor.Tensor) error { return set(name, d) }})
+	}
+	return nil
 }
 
 // parentIDs returns a block's source node ids as a tensor: its

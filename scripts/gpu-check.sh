@@ -6,7 +6,7 @@
 #
 # Build the binaries on a machine with Go (from the repository root):
 #
-#   scripts/gpu-check.sh build        # = CGO_ENABLED=0 go test -c -o .devbin/kernels.test ./kernels/ (and tensor)
+#   scripts/gpu-check.sh build        # = CGO_ENABLED=0 go test -c -o .devbin/kernels.test ./kernels/ (and every package in PKGS)
 #
 # Tests reading real datasets (tensor's Cora GCN) find them through
 # $GNNREPL_SHARED_DATA; when it is unset and .devdata/ exists (a git-ignored
@@ -26,7 +26,15 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
-PKGS=(kernels tensor tensor/backendtest nn optim dist)   # packages whose test binaries `build` makes (backendtest: RunAll on cuda:0, every dtype; nn, optim: training and optimizer steps on cuda vs cpu; dist: TestNCCLGPU, NCCL comm init + all-reduce of a device tensor with one rank, when libnccl.so.2 is there)
+PKGS=(kernels tensor tensor/backendtest nn optim profile sampling dist)   # packages whose test binaries `build` makes (backendtest: RunAll on cuda:0, every dtype; nn, optim: training and optimizer steps on cuda vs cpu; profile: CUDA time from events; sampling: DataLoader on cuda with and without PinMemory, products epoch on the GPU; dist: TestNCCLGPU, NCCL comm init + all-reduce of a device tensor with one rank, when libnccl.so.2 is there)
+# Per-package selections (default: every test and benchmark of the binary).
+# sampling's CPU tests and products-scale CPU benchmarks are not GPU checks
+# (the CPU epochs alone would take many minutes): only its CUDA ones run.
+# Its products benchmark builds the 2.45M-node graph first, hence the
+# longer time limit.
+declare -A TESTS_RE=([sampling]='CUDA|PinMemory')
+declare -A BENCH_RE=([sampling]='CUDA')
+declare -A BENCH_TIMEOUT=([sampling]=280)
 
 if [ "${1:-}" = "build" ]; then
 	mkdir -p .devbin
@@ -70,8 +78,9 @@ for bin in "${BINS[@]}"; do
 	chmod +x "$bin"
 	# Each test and each benchmark runs in its own process, so a crash or a
 	# hang in one (each is time-limited) does not hide the others' results.
-	tests=$(cd "$dir" && "$ROOT/$bin" -test.list '.*' | grep '^Test')
-	benches=$(cd "$dir" && "$ROOT/$bin" -test.list '.*' | grep '^Benchmark')
+	tests=$(cd "$dir" && "$ROOT/$bin" -test.list '.*' | grep '^Test' | grep -E -- "${TESTS_RE[$name]:-.}")
+	benches=$(cd "$dir" && "$ROOT/$bin" -test.list '.*' | grep '^Benchmark' | grep -E -- "${BENCH_RE[$name]:-.}")
+	btime=${BENCH_TIMEOUT[$name]:-150}
 	echo "== $name: $(echo $tests | wc -w) tests"
 	: >"$LOG/$name-tests.log"
 	for tn in $tests; do
@@ -92,7 +101,7 @@ for bin in "${BINS[@]}"; do
 		echo "== $name: benchmarks"
 		: >"$LOG/$name-bench.log"
 		for bn in $benches; do
-			(cd "$dir" && timeout 150 "$ROOT/$bin" -test.run='^$' -test.bench="^${bn}\$" -test.benchtime=20x -test.timeout=145s) >>"$LOG/$name-bench.log" 2>&1
+			(cd "$dir" && timeout "$btime" "$ROOT/$bin" -test.run='^$' -test.bench="^${bn}\$" -test.benchtime=20x -test.timeout=$((btime - 5))s) >>"$LOG/$name-bench.log" 2>&1
 			brc=$?
 			if [ $brc -ne 0 ]; then
 				status=1

@@ -27,6 +27,10 @@ type cudaDevice struct {
 	blas     *kernels.BLAS
 	blasErr  error
 
+	// Events of the device timer (cuda_timing.go), reused.
+	evMu   sync.Mutex
+	evPool []*kernels.Event
+
 	// Caching allocator: free blocks by size class. A block returns here
 	// when its storage is freed (Tensor.Free or the storage's finalizer)
 	// and is reused by the next allocation of the same class; EmptyCache

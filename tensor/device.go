@@ -189,6 +189,7 @@ func devPtr(op string, t *Tensor) kernels.DevicePtr {
 	if ds == nil || ds.freed {
 		panicf(ErrDevice, op, "tensor of shape %v on %s was freed (Tensor.Free)", t.shape, t.st.device)
 	}
+	noteDeviceWork(ds.cuda)
 	return ds.ptr.Add(t.off * t.dtype.Size())
 }
 

@@ -147,10 +147,26 @@ func TestToWithoutGPU(t *testing.T) {
 	if CUDAAvailable() {
 		t.Skip("a GPU is present; cuda_test.go covers To(\"cuda\")")
 	}
-	if _, err := x.To("cuda"); err == nil {
-		t.Error("To(cuda) without a GPU returned no error")
-	}
 	_, why := CUDAStatus()
+	// Every entry point that takes "cuda" names the missing driver or
+	// device (kernels.Available's reason), never a bare "cpu only".
+	for _, dev := range []string{"cuda", "cuda:0", "cuda:3"} {
+		if _, err := x.To(dev); err == nil || !strings.Contains(err.Error(), why) || strings.Contains(err.Error(), "cpu only") {
+			t.Errorf("To(%s) without a GPU: %v; want the reason %q", dev, err, why)
+		}
+		if err := x.MoveTo(dev); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("MoveTo(%s) without a GPU: %v; want the reason %q", dev, err, why)
+		}
+		if err := Synchronize(dev); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("Synchronize(%s) without a GPU: %v; want the reason %q", dev, err, why)
+		}
+		if _, err := OpenBackend(dev); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("OpenBackend(%s) without a GPU: %v", dev, err)
+		}
+	}
+	if x.Device() != "cpu" {
+		t.Errorf("a failed MoveTo moved the tensor to %s", x.Device())
+	}
 	t.Logf("CUDA unavailable: %s", why)
 	if MemoryReserved("cuda:0") != 0 {
 		t.Error("reserved bytes on a GPU that was never used")

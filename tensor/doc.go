@@ -68,7 +68,11 @@
 // (Float32s, Int64s, Bools) of a GPU tensor are refused: call To("cpu") or
 // ToCPU first. SetFloat32MatmulPrecision picks float32, TF32 or bfloat16
 // tensor-core products for GPU MatMul; AdamStep and AddScaledInPlace update
-// parameters on either device.
+// parameters on either device. PinnedUploader copies batches of CPU
+// tensors to a GPU through reused pinned buffers on a copy stream of its
+// own, overlapping the ops on the compute stream (the DataLoader's
+// PinMemory); StartDeviceTiming charges the GPU time of every op, measured
+// with CUDA events, to the op (the profiler's CUDA columns).
 //
 // Error policy, shared by every engine package: a function without an
 // error result panics on misuse with a *tensor.Error, the engine's one

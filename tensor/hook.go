@@ -37,17 +37,23 @@ func hookOp(op string) func() {
 }
 
 func callHook(op string) func() {
-	if h := opHook.Load(); h != nil {
-		return (*h)(op)
+	h := opHook.Load()
+	if h == nil {
+		return nopEnd
 	}
-	return nopEnd
+	if t := devTimer.Load(); t != nil {
+		f := t.begin(op)
+		end := (*h)(op)
+		return func() { end(); t.end(f) }
+	}
+	return (*h)(op)
 }
 
 // runBackward runs n's gradient closure, bracketed by the hook as
 // "<op>.backward" when one is installed.
 func runBackward(n *node, g *Tensor) []*Tensor {
-	if h := opHook.Load(); h != nil {
-		defer (*h)(n.op + ".backward")()
+	if opHook.Load() != nil {
+		defer callHook(n.op + ".backward")()
 	}
 	return n.backward(g)
 }

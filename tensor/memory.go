@@ -172,6 +172,20 @@ func CountBytes(device string, n int64) {
 	}
 }
 
+// MemoryDevices returns the devices the memory counters have seen, sorted:
+// "cpu" and every device a tensor was allocated on or whose counters were
+// read ("cuda:0").
+func MemoryDevices() []string {
+	statsMu.Lock()
+	devs := make([]string, 0, len(stats))
+	for d := range stats {
+		devs = append(devs, d)
+	}
+	statsMu.Unlock()
+	sort.Strings(devs)
+	return devs
+}
+
 // MemorySummary returns a short table of allocated, peak and cumulative
 // bytes for every device seen, after a garbage collection.
 func MemorySummary() string {
