@@ -245,3 +245,80 @@ func TestRGCNMinibatchSyntheticMAG(t *testing.T) {
 		t.Errorf("R-GCN minibatch training did not converge: loss %.3f -> %.3f, test accuracy %.4f", first, last, acc)
 	}
 }
+
+// TestRGCNMinibatchAIFB trains R-GCN on AIFB (Schlichtkrull et al. 2018)
+// from heterogeneous blocks: a learnable embedding per node type as input
+// (DGL's entity_sample.py setting; the embedding rows of each batch's
+// input nodes are looked up per type), 2 layers of 16, full weights per
+// relation, self loop, fanouts [-1, -1] (the neighbourhoods are small),
+// batches of 64 training persons, 30 epochs of Adam lr 0.01. It checks the
+// test accuracy of full-neighbourhood inference; the paper's 95.83% is
+// for the featureless one-hot input (TestRGCNAccuracyAIFB); the embedding
+// input reaches less (0.8889 full-graph here).
+func TestRGCNMinibatchAIFB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains for a few seconds")
+	}
+	ds, err := datasets.LoadAIFB(sharedData(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, cat := ds.Graph, ds.PredictCategory
+	if err := g.SetNDataOf(cat, "y", ds.Labels); err != nil {
+		t.Fatal(err)
+	}
+	const hidden = 16
+	embs := map[string]*Embedding{}
+	m := NewRGCN(RGCNOptions{InFeats: hidden, HiddenFeats: hidden, OutFeats: ds.NumClasses, NumRels: len(g.CanonicalETypes()),
+		Regularizer: "none", SelfLoop: true, Seed: 1})
+	params := m.Parameters()
+	gen := tensor.NewGenerator(2)
+	for _, nt := range g.NTypes() {
+		if n := g.NumNodesOf(nt); n > 0 {
+			embs[nt] = NewEmbedding(n, hidden, gen)
+			params = append(params, embs[nt].Parameters()...)
+		}
+	}
+	opt := optim.NewAdam(params, optim.AdamOptions{LR: 0.01})
+	sampler := sampling.NeighborSampler{Fanouts: []int{-1, -1}}
+	input := func(b *graph.HeteroBlock) map[string]*tensor.Tensor {
+		x := map[string]*tensor.Tensor{}
+		for nt, e := range embs {
+			x[nt] = e.Forward(b.SrcNodes(nt))
+		}
+		return x
+	}
+	dl, err := sampling.NewHeteroDataLoader(g, map[string]*tensor.Tensor{cat: ds.TrainIdx}, sampler,
+		sampling.LoaderOptions{BatchSize: 64, Shuffle: true, Seed: 3, NumWorkers: 1, PrefetchLabels: []string{"y"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dl.Close()
+	for epoch := 0; epoch < 30; epoch++ {
+		m.Train()
+		for dl.Next() {
+			blocks := dl.Blocks()
+			out := m.ForwardBlocks(blocks, input(blocks[0]))
+			loss := tensor.CrossEntropy(out[cat], blocks[1].DstData(cat, "y"))
+			opt.ZeroGrad()
+			loss.Backward()
+			opt.Step()
+		}
+		if dl.Err() != nil {
+			t.Fatal(dl.Err())
+		}
+	}
+	m.Eval()
+	blocks, err := sampler.SampleHeteroBlocks(g, map[string][]int64{cat: ds.TestIdx.Int64s()}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acc float64
+	tensor.NoGrad(func() {
+		acc = tensor.Accuracy(m.ForwardBlocks(blocks, input(blocks[0]))[cat], tensor.IndexSelect(ds.Labels, ds.TestIdx))
+	})
+	t.Logf("AIFB minibatch R-GCN (embedding input): test accuracy %.4f", acc)
+	if acc < 0.8 {
+		t.Errorf("AIFB minibatch R-GCN test accuracy %.4f < 0.8", acc)
+	}
+}
