@@ -157,3 +157,21 @@ func (g *Graph) SetEDataOf(etype, name string, t *tensor.Tensor) error {
 	r := g.rel(etype)
 	return r.edata.set("edge", name, t, len(r.src))
 }
+
+// HasNDataOf reports whether node type ntype has node data name (false for
+// an unknown node type).
+func (g *Graph) HasNDataOf(ntype, name string) bool {
+	i := g.ntypeIndex(ntype)
+	if i < 0 {
+		return false
+	}
+	_, ok := g.ndata[i][name]
+	return ok
+}
+
+// HasEDataOf reports whether edge type etype has edge data name; it panics
+// as EDataOf for an unknown or ambiguous edge type.
+func (g *Graph) HasEDataOf(etype, name string) bool {
+	_, ok := g.rel(etype).edata[name]
+	return ok
+}

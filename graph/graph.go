@@ -52,6 +52,10 @@ type CanonicalEType struct{ Src, EType, Dst string }
 
 func (c CanonicalEType) String() string { return fmt.Sprintf("(%q, %q, %q)", c.Src, c.EType, c.Dst) }
 
+// Key returns the compact form "src:etype:dst", accepted wherever an edge
+// type is named by a string.
+func (c CanonicalEType) Key() string { return c.Src + ":" + c.EType + ":" + c.Dst }
+
 // EdgeList is the source and destination ids of one relation's edges; the
 // position in the lists is the edge id.
 type EdgeList struct{ Src, Dst []int64 }
@@ -185,13 +189,13 @@ func (g *Graph) one(op string) *relation {
 
 // rel returns the relation named etype: an edge type name that only one
 // canonical edge type has, or a canonical edge type's String form
-// ("src", "etype", "dst"). It panics with ErrArgument naming the candidates
-// for an unknown or ambiguous name.
+// ("src", "etype", "dst") or "src:etype:dst". It panics with ErrArgument
+// naming the candidates for an unknown or ambiguous name.
 func (g *Graph) rel(etype string) *relation {
 	var found *relation
 	var same []string
 	for _, r := range g.rels {
-		if r.ce.String() == etype {
+		if r.ce.String() == etype || r.ce.Key() == etype {
 			return r
 		}
 		if r.ce.EType == etype {

@@ -74,21 +74,30 @@ func (h *HeteroGraphConv) Forward(g *graph.Graph, inputs map[string]*tensor.Tens
 	if g == nil {
 		panicf(ErrOption, op, "graph is nil")
 	}
+	return h.forward(op, g.NTypes(), g.CanonicalETypes(), g.RelationGraph, inputs)
+}
+
+// forward is Forward over any graph with node types ntypesList and edge
+// types ces whose relations rel gives.
+func (h *HeteroGraphConv) forward(op string, ntypesList []string, ces []graph.CanonicalEType, rel func(string) graph.MessageGraph, inputs map[string]*tensor.Tensor) map[string]*tensor.Tensor {
 	ntypes := map[string]bool{}
-	for _, nt := range g.NTypes() {
+	for _, nt := range ntypesList {
 		ntypes[nt] = true
 	}
 	for nt := range inputs {
 		if !ntypes[nt] {
-			panicf(ErrOption, op, "inputs has node type %q, which the graph does not have (have %v)", nt, g.NTypes())
+			panicf(ErrOption, op, "inputs has node type %q, which the graph does not have (have %v)", nt, ntypesList)
 		}
 	}
-	ces := g.CanonicalETypes()
+	etypeNames := make([]string, len(ces))
+	for i, ce := range ces {
+		etypeNames[i] = ce.EType
+	}
 	byKey := map[string]graph.CanonicalEType{}
 	for _, k := range h.keys {
 		var match []graph.CanonicalEType
 		for _, ce := range ces {
-			if ce.String() == k {
+			if ce.String() == k || ce.Key() == k {
 				match = []graph.CanonicalEType{ce}
 				break
 			}
@@ -97,7 +106,7 @@ func (h *HeteroGraphConv) Forward(g *graph.Graph, inputs map[string]*tensor.Tens
 			}
 		}
 		if len(match) == 0 {
-			panicf(ErrOption, op, "module %q: the graph has no edge type %q (have %v)", k, k, g.ETypes())
+			panicf(ErrOption, op, "module %q: the graph has no edge type %q (have %v)", k, k, etypeNames)
 		}
 		if len(match) > 1 {
 			names := make([]string, len(match))
@@ -121,7 +130,7 @@ func (h *HeteroGraphConv) Forward(g *graph.Graph, inputs map[string]*tensor.Tens
 			continue
 		}
 		var y *tensor.Tensor
-		if err := tensor.Catch(func() { y = h.Mods[key].Forward(g.RelationGraph(ce.String()), x) }); err != nil {
+		if err := tensor.Catch(func() { y = h.Mods[key].Forward(rel(ce.String()), x) }); err != nil {
 			panicf(ErrShape, op, "relation %v (module %q) with %q features of shape %v: %v", ce, key, ce.Src, x.Shape(), err)
 		}
 		if prev := outs[ce.Dst]; len(prev) > 0 && fmt.Sprint(prev[0].Shape()) != fmt.Sprint(y.Shape()) {

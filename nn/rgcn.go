@@ -13,6 +13,11 @@ type RGCNOptions struct {
 	// NumNodes is the number of nodes of the homogeneous graph: every node
 	// gets a learnable input embedding (featureless nodes).
 	NumNodes int
+	// InFeats, when set, is the size of input features given to the model
+	// instead (ForwardBlocks on heterogeneous blocks, where each node
+	// type's features come with the batch): the model then has no
+	// embedding, and NumNodes and Featureless are unused.
+	InFeats int
 	// HiddenFeats is the embedding and hidden size (16 when 0).
 	HiddenFeats int
 	// OutFeats is the number of classes.
@@ -50,6 +55,8 @@ type RGCN struct {
 	core
 	Emb    *Embedding
 	Layers []*RelGraphConv
+	// inFeats is RGCNOptions.InFeats (0: embedding or featureless input).
+	inFeats int
 }
 
 // NewRGCN builds the model. It panics with ErrOption naming a size that
@@ -61,11 +68,17 @@ func NewRGCN(o RGCNOptions) *RGCN {
 	if o.Regularizer == "" {
 		o.Regularizer = "basis"
 	}
-	checkPositive("RGCN", "NumNodes", o.NumNodes)
 	gen := tensor.NewGenerator(o.Seed)
-	m := &RGCN{}
-	in0 := o.NumNodes
-	if !o.Featureless {
+	m := &RGCN{inFeats: o.InFeats}
+	in0 := o.InFeats
+	if o.InFeats < 0 {
+		panicf(ErrOption, "RGCN", "InFeats must be >= 0 (0: an embedding of NumNodes nodes), got %d", o.InFeats)
+	}
+	if o.InFeats == 0 {
+		checkPositive("RGCN", "NumNodes", o.NumNodes)
+		in0 = o.NumNodes
+	}
+	if o.InFeats == 0 && !o.Featureless {
 		m.Emb = NewEmbedding(o.NumNodes, o.HiddenFeats, gen)
 		m.child("emb", m.Emb)
 		in0 = o.HiddenFeats
@@ -97,6 +110,9 @@ func NewRGCN(o RGCNOptions) *RGCN {
 // etypes (E) int64 its edges' relation ids, norm (E, 1) or nil their
 // weights (graph.NormByDst per relation). Panics as RelGraphConv.Forward.
 func (m *RGCN) Forward(g graph.MessageGraph, etypes, norm *tensor.Tensor) *tensor.Tensor {
+	if m.inFeats > 0 {
+		panicf(ErrOption, "RGCN.Forward", "the model takes input features (InFeats = %d); use ForwardBlocks", m.inFeats)
+	}
 	var h *tensor.Tensor // nil: featureless
 	if m.Emb != nil {
 		h = m.Emb.Weight
@@ -108,6 +124,9 @@ func (m *RGCN) Forward(g graph.MessageGraph, etypes, norm *tensor.Tensor) *tenso
 }
 
 func (m *RGCN) String() string {
+	if m.inFeats > 0 {
+		return fmt.Sprintf("RGCN(in_feats=%d, %v, %v)", m.inFeats, m.Layers[0], m.Layers[1])
+	}
 	if m.Emb == nil {
 		return fmt.Sprintf("RGCN(featureless, %v, %v)", m.Layers[0], m.Layers[1])
 	}

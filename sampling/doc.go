@@ -13,6 +13,21 @@
 // graph's id of each source node (SrcData(graph.NID), SrcNodeIDs) and of
 // each edge (EData(graph.EID), EIDs).
 //
+// # Heterographs
+//
+// On a graph with several node and edge types, a HeteroSampler turns seeds
+// of one or more node types ({ntype: ids}) into one graph.HeteroBlock per
+// layer: HeteroNeighborSampler takes a fanout per layer and edge type
+// (DGL's [{etype: k}] fanouts; keys are edge type names or "src:etype:dst",
+// "*" for the rest), NeighborSampler its one fanout per layer for every
+// edge type. Every block has every node type and edge type, even empty;
+// per node type the destination nodes come first among the source nodes.
+// The picking is NeighborSampler's, per relation, with streams keyed by
+// (epochSeed, layer, relation index, node): on a graph of one node type
+// and one edge type the blocks equal NeighborSampler's. NewHeteroDataLoader
+// batches typed seeds with the DataLoader's machinery (workers, shuffle,
+// Shard, StateDict, interruption) and gathers node data per node type.
+//
 // # Link prediction
 //
 // NewEdgeDataLoader batches edge ids instead of nodes (DGL's DataLoader

@@ -21,26 +21,11 @@ import (
 // ids (E), source ids) and nothing per edge; scratch comes from ws, whose
 // marker must be zero on entry and is zero again on return.
 func sampleLayer(ws *workspace, c *layerSpec, dst []int64) (*graph.Block, error) {
-	a := c.adj
 	nd := len(dst)
-	indptr := make([]int64, nd+1)
-	for i, v := range dst {
-		indptr[i+1] = indptr[i] + c.capacity(a.Indptr[v+1]-a.Indptr[v])
-	}
-	total := indptr[nd]
-	nbr := make([]int64, total)
-	eids := make([]int64, total)
-	var w int64
-	var err error
-	if p := pickProcs(total); p > 1 {
-		w, err = pickParallel(ws, c, dst, indptr, nbr, eids, p)
-	} else {
-		w, err = pickRange(&ws.scratch, c, dst, 0, nd, 0, indptr, nbr, eids)
-	}
+	indptr, nbr, eids, err := pickLayer(ws, c, dst)
 	if err != nil {
 		return nil, err
 	}
-	nbr, eids = nbr[:w:w], eids[:w:w]
 
 	// Relabel with the dense marker: mark[v] = 1 + local id.
 	mark := ws.mark
@@ -83,6 +68,32 @@ func sampleLayer(ws *workspace, c *layerSpec, dst []int64) (*graph.Block, error)
 	tensor.CountBytes("cpu", n)
 	runtime.AddCleanup(b, func(n int64) { tensor.CountBytes("cpu", -n) }, n)
 	return b, nil
+}
+
+// pickLayer picks the neighbours of every node of dst with c (split over
+// goroutines when the layer is large; the result is the same) and returns
+// them unrelabelled: dst[i]'s picks are nbr[indptr[i]:indptr[i+1]] (parent
+// ids) through the parent edges eids[...].
+func pickLayer(ws *workspace, c *layerSpec, dst []int64) (indptr, nbr, eids []int64, err error) {
+	a := c.adj
+	nd := len(dst)
+	indptr = make([]int64, nd+1)
+	for i, v := range dst {
+		indptr[i+1] = indptr[i] + c.capacity(a.Indptr[v+1]-a.Indptr[v])
+	}
+	total := indptr[nd]
+	nbr = make([]int64, total)
+	eids = make([]int64, total)
+	var w int64
+	if p := pickProcs(total); p > 1 {
+		w, err = pickParallel(ws, c, dst, indptr, nbr, eids, p)
+	} else {
+		w, err = pickRange(&ws.scratch, c, dst, 0, nd, 0, indptr, nbr, eids)
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return indptr, nbr[:w:w], eids[:w:w], nil
 }
 
 // parallelEdges is the number of candidate edges in a layer from which the

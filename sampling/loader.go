@@ -168,6 +168,9 @@ type source struct {
 	// edge is set for an edge DataLoader (NewEdgeDataLoader): seeds are
 	// then edge ids.
 	edge *edgeSpec
+	// het is set for a HeteroDataLoader: seeds are then typed node ids
+	// encoded as offsets[type] + id.
+	het *heteroSource
 }
 
 // control lets the DataLoader's cleanup stop the running pipeline and
@@ -253,6 +256,10 @@ type batchResult struct {
 	// tensors and where each goes.
 	staged []stagedData
 	pin    bool
+	// A HeteroDataLoader's batch: blocks and input and output node ids per
+	// node type.
+	hblocks         []*graph.HeteroBlock
+	hinput, houtput map[string]*tensor.Tensor
 }
 
 // stagedData is one gathered host tensor of a batch and the setter that
@@ -316,43 +323,14 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 		return nil, fmt.Errorf("%s: the sampler is nil: %w", name, ErrArgument)
 	}
 	if !g.IsHomogeneous() {
-		return nil, fmt.Errorf("%s: %w; the DataLoader takes a homogeneous graph", name, graph.ErrHetero)
+		return nil, fmt.Errorf("%s: %w; the DataLoader takes a homogeneous graph (use NewHeteroDataLoader)", name, graph.ErrHetero)
 	}
-	if opts.BatchSize < 0 || opts.NumWorkers < 0 || opts.PrefetchFactor < 0 {
-		return nil, fmt.Errorf("%s: BatchSize (%d), NumWorkers (%d) and PrefetchFactor (%d) must be >= 0: %w",
-			name, opts.BatchSize, opts.NumWorkers, opts.PrefetchFactor, ErrArgument)
-	}
-	if opts.NumWorkers > MaxWorkers || opts.PrefetchFactor > MaxWorkers {
-		return nil, fmt.Errorf("%s: NumWorkers (%d) and PrefetchFactor (%d) must be at most %d (each worker is a goroutine and each prefetched batch a batch in memory): %w",
-			name, opts.NumWorkers, opts.PrefetchFactor, MaxWorkers, ErrArgument)
-	}
-	if opts.Device == "" {
-		opts.Device = "cpu"
-	}
-	dev, err := tensor.ParseDevice(opts.Device)
-	if err == nil && dev != "cpu" && !strings.HasPrefix(dev, "meta") {
-		_, err = tensor.OpenBackend(dev)
-	}
+	opts, err := checkLoaderOptions(name, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: Device %q: %w: %w", name, opts.Device, ErrArgument, err)
+		return nil, err
 	}
-	opts.Device = dev
-	if opts.UseUVA {
-		return nil, fmt.Errorf("%s: UseUVA (DGL's use_uva: sampling from pinned host memory with GPU kernels) is not implemented: gnnrepl has no GPU sampling kernels yet (issue 13); use Device: \"cuda\" with PinMemory: %w", name, tensor.ErrNotImplemented)
-	}
+	dev := opts.Device
 	pin := opts.PinMemory && strings.HasPrefix(dev, "cuda")
-	if opts.Shard.Size < 0 || opts.Shard.Rank < 0 || (opts.Shard.Size > 0 && opts.Shard.Rank >= opts.Shard.Size) || (opts.Shard.Size == 0 && opts.Shard.Rank != 0) {
-		return nil, fmt.Errorf("%s: Shard{Rank: %d, Size: %d}: want 0 <= Rank < Size: %w", name, opts.Shard.Rank, opts.Shard.Size, ErrArgument)
-	}
-	if opts.Shard.Size == 0 {
-		opts.Shard.Size = 1
-	}
-	if opts.BatchSize == 0 {
-		opts.BatchSize = 1
-	}
-	if opts.PrefetchFactor == 0 {
-		opts.PrefetchFactor = 2
-	}
 	if edge != nil {
 		if err := checkEIDs(name, seeds, g.NumEdges()); err != nil {
 			return nil, err
@@ -391,11 +369,6 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 		}
 		s.nodeFeats = append(s.nodeFeats, g.NData(n).Detach())
 	}
-	switch opts.StoreGatherDType {
-	case tensor.Float32, tensor.Float16, tensor.BFloat16:
-	default:
-		return nil, fmt.Errorf("%s: StoreGatherDType %v; want float32, float16 or bfloat16: %w", name, opts.StoreGatherDType, ErrArgument)
-	}
 	for n := range opts.NodeFeatStores {
 		s.storeNames = append(s.storeNames, n)
 	}
@@ -430,19 +403,71 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 		}
 		s.edgeFeats = append(s.edgeFeats, g.EData(n).Detach())
 	}
-	bytes := int64(len(s.seeds)) * 8
-	tensor.CountBytes("cpu", bytes)
-	dl := &DataLoader{src: s, ctl: &control{}}
+	dl := loaderOver(s)
 	if pin {
 		u, err := tensor.NewPinnedUploader(dev, 0)
 		if err != nil {
+			dl.Close()
 			return nil, fmt.Errorf("%s: PinMemory on %s: %w", name, dev, err)
 		}
 		dl.ctl.up = pinnedUploader{u}
 	}
+	return dl, nil
+}
+
+// loaderOver returns the DataLoader over a checked source.
+func loaderOver(s *source) *DataLoader {
+	bytes := int64(len(s.seeds)) * 8
+	tensor.CountBytes("cpu", bytes)
+	dl := &DataLoader{src: s, ctl: &control{}}
 	runtime.AddCleanup(s, func(n int64) { tensor.CountBytes("cpu", -n) }, bytes)
 	dl.cleanup = runtime.AddCleanup(dl, func(c *control) { c.release() }, dl.ctl)
-	return dl, nil
+	return dl
+}
+
+// checkLoaderOptions checks the options every DataLoader shares and
+// returns them with the defaults filled in.
+func checkLoaderOptions(name string, opts LoaderOptions) (LoaderOptions, error) {
+	if opts.BatchSize < 0 || opts.NumWorkers < 0 || opts.PrefetchFactor < 0 {
+		return opts, fmt.Errorf("%s: BatchSize (%d), NumWorkers (%d) and PrefetchFactor (%d) must be >= 0: %w",
+			name, opts.BatchSize, opts.NumWorkers, opts.PrefetchFactor, ErrArgument)
+	}
+	if opts.NumWorkers > MaxWorkers || opts.PrefetchFactor > MaxWorkers {
+		return opts, fmt.Errorf("%s: NumWorkers (%d) and PrefetchFactor (%d) must be at most %d (each worker is a goroutine and each prefetched batch a batch in memory): %w",
+			name, opts.NumWorkers, opts.PrefetchFactor, MaxWorkers, ErrArgument)
+	}
+	if opts.Device == "" {
+		opts.Device = "cpu"
+	}
+	dev, err := tensor.ParseDevice(opts.Device)
+	if err == nil && dev != "cpu" && !strings.HasPrefix(dev, "meta") {
+		_, err = tensor.OpenBackend(dev)
+	}
+	if err != nil {
+		return opts, fmt.Errorf("%s: Device %q: %w: %w", name, opts.Device, ErrArgument, err)
+	}
+	opts.Device = dev
+	if opts.UseUVA {
+		return opts, fmt.Errorf("%s: UseUVA (DGL's use_uva: sampling from pinned host memory with GPU kernels) is not implemented: gnnrepl has no GPU sampling kernels yet (issue 13); use Device: \"cuda\" with PinMemory: %w", name, tensor.ErrNotImplemented)
+	}
+	if opts.Shard.Size < 0 || opts.Shard.Rank < 0 || (opts.Shard.Size > 0 && opts.Shard.Rank >= opts.Shard.Size) || (opts.Shard.Size == 0 && opts.Shard.Rank != 0) {
+		return opts, fmt.Errorf("%s: Shard{Rank: %d, Size: %d}: want 0 <= Rank < Size: %w", name, opts.Shard.Rank, opts.Shard.Size, ErrArgument)
+	}
+	if opts.Shard.Size == 0 {
+		opts.Shard.Size = 1
+	}
+	if opts.BatchSize == 0 {
+		opts.BatchSize = 1
+	}
+	if opts.PrefetchFactor == 0 {
+		opts.PrefetchFactor = 2
+	}
+	switch opts.StoreGatherDType {
+	case tensor.Float32, tensor.Float16, tensor.BFloat16:
+	default:
+		return opts, fmt.Errorf("%s: StoreGatherDType %v; want float32, float16 or bfloat16: %w", name, opts.StoreGatherDType, ErrArgument)
+	}
+	return opts, nil
 }
 
 // Len returns the number of batches per epoch: ceil(seeds / BatchSize), or
@@ -812,6 +837,9 @@ func (s *source) produce(r *epochRun, i int) (b *batchResult, err error) {
 	bs := s.opts.BatchSize
 	lo, hi := i*bs, min((i+1)*bs, len(r.order))
 	seeds := r.order[lo:hi:hi]
+	if s.het != nil {
+		return s.het.produce(s, i, seeds, r.epochSeed)
+	}
 	var blocks []*graph.Block
 	var pair, negPair *graph.Graph
 	if s.edge != nil {
