@@ -15,6 +15,8 @@ func init() {
 		"ErrShape":         reflect.ValueOf(&metrics.ErrShape).Elem(),
 		"HitsAtK":          reflect.ValueOf(metrics.HitsAtK),
 		"MRR":              reflect.ValueOf(metrics.MRR),
+		"MacroF1":          reflect.ValueOf(metrics.MacroF1),
+		"MicroF1":          reflect.ValueOf(metrics.MicroF1),
 		"NDCGAtK":          reflect.ValueOf(metrics.NDCGAtK),
 		"ROCAUC":           reflect.ValueOf(metrics.ROCAUC),
 		"RecallAtK":        reflect.ValueOf(metrics.RecallAtK),

@@ -23,10 +23,11 @@ func init() {
 		"Stop":           reflect.ValueOf(profile.Stop),
 
 		// type definitions
-		"DeviceEvent": reflect.ValueOf((*profile.DeviceEvent)(nil)),
-		"Error":       reflect.ValueOf((*profile.Error)(nil)),
-		"Event":       reflect.ValueOf((*profile.Event)(nil)),
-		"OpStat":      reflect.ValueOf((*profile.OpStat)(nil)),
-		"Report":      reflect.ValueOf((*profile.Report)(nil)),
+		"DeviceEvent":  reflect.ValueOf((*profile.DeviceEvent)(nil)),
+		"DeviceMemory": reflect.ValueOf((*profile.DeviceMemory)(nil)),
+		"Error":        reflect.ValueOf((*profile.Error)(nil)),
+		"Event":        reflect.ValueOf((*profile.Event)(nil)),
+		"OpStat":       reflect.ValueOf((*profile.OpStat)(nil)),
+		"Report":       reflect.ValueOf((*profile.Report)(nil)),
 	}
 }

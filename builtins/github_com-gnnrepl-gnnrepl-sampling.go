@@ -24,6 +24,7 @@ func init() {
 		"MaxWorkers":              reflect.ValueOf(constant.MakeFromLiteral("1024", token.INT, 0)),
 		"NewDataLoader":           reflect.ValueOf(sampling.NewDataLoader),
 		"NewEdgeDataLoader":       reflect.ValueOf(sampling.NewEdgeDataLoader),
+		"NewHeteroDataLoader":     reflect.ValueOf(sampling.NewHeteroDataLoader),
 		"PerSourceUniform":        reflect.ValueOf(sampling.PerSourceUniform),
 		"SampleNegativePairs":     reflect.ValueOf(sampling.SampleNegativePairs),
 
@@ -34,6 +35,9 @@ func init() {
 		"ExcludingSampler":              reflect.ValueOf((*sampling.ExcludingSampler)(nil)),
 		"FullNeighborSampler":           reflect.ValueOf((*sampling.FullNeighborSampler)(nil)),
 		"GlobalUniformSampler":          reflect.ValueOf((*sampling.GlobalUniformSampler)(nil)),
+		"HeteroDataLoader":              reflect.ValueOf((*sampling.HeteroDataLoader)(nil)),
+		"HeteroNeighborSampler":         reflect.ValueOf((*sampling.HeteroNeighborSampler)(nil)),
+		"HeteroSampler":                 reflect.ValueOf((*sampling.HeteroSampler)(nil)),
 		"LoaderOptions":                 reflect.ValueOf((*sampling.LoaderOptions)(nil)),
 		"MultiLayerFullNeighborSampler": reflect.ValueOf((*sampling.MultiLayerFullNeighborSampler)(nil)),
 		"NegativeSampler":               reflect.ValueOf((*sampling.NegativeSampler)(nil)),
@@ -44,6 +48,7 @@ func init() {
 
 		// interface wrapper definitions
 		"_ExcludingSampler": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler)(nil)),
+		"_HeteroSampler":    reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_HeteroSampler)(nil)),
 		"_NegativeSampler":  reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_NegativeSampler)(nil)),
 		"_Sampler":          reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_Sampler)(nil)),
 	}
@@ -61,6 +66,16 @@ func (W _github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler) SampleBlocks(g *g
 }
 func (W _github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler) SampleBlocksExcluding(g *graph.Graph, seeds []int64, epochSeed uint64, excludeEIDs []int64) ([]*graph.Block, error) {
 	return W.WSampleBlocksExcluding(g, seeds, epochSeed, excludeEIDs)
+}
+
+// _github_com_gnnrepl_gnnrepl_sampling_HeteroSampler is an interface wrapper for HeteroSampler type
+type _github_com_gnnrepl_gnnrepl_sampling_HeteroSampler struct {
+	IValue              interface{}
+	WSampleHeteroBlocks func(g *graph.Graph, seeds map[string][]int64, epochSeed uint64) ([]*graph.HeteroBlock, error)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_sampling_HeteroSampler) SampleHeteroBlocks(g *graph.Graph, seeds map[string][]int64, epochSeed uint64) ([]*graph.HeteroBlock, error) {
+	return W.WSampleHeteroBlocks(g, seeds, epochSeed)
 }
 
 // _github_com_gnnrepl_gnnrepl_sampling_NegativeSampler is an interface wrapper for NegativeSampler type

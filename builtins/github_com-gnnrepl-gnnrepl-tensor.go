@@ -4,6 +4,8 @@ package builtins
 
 import (
 	"github.com/gnnrepl/gnnrepl/tensor"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -33,6 +35,7 @@ func init() {
 		"Concat":                    reflect.ValueOf(tensor.Concat),
 		"CrossEntropy":              reflect.ValueOf(tensor.CrossEntropy),
 		"DefaultGenerator":          reflect.ValueOf(tensor.DefaultGenerator),
+		"DefaultPinnedSlots":        reflect.ValueOf(constant.MakeFromLiteral("3", token.INT, 0)),
 		"Div":                       reflect.ValueOf(tensor.Div),
 		"Dropout":                   reflect.ValueOf(tensor.Dropout),
 		"ELU":                       reflect.ValueOf(tensor.ELU),
@@ -75,6 +78,7 @@ func init() {
 		"Mean":                      reflect.ValueOf(tensor.Mean),
 		"MeanDim":                   reflect.ValueOf(tensor.MeanDim),
 		"MemoryAllocated":           reflect.ValueOf(tensor.MemoryAllocated),
+		"MemoryDevices":             reflect.ValueOf(tensor.MemoryDevices),
 		"MemoryReserved":            reflect.ValueOf(tensor.MemoryReserved),
 		"MemorySummary":             reflect.ValueOf(tensor.MemorySummary),
 		"Mul":                       reflect.ValueOf(tensor.Mul),
@@ -84,6 +88,7 @@ func init() {
 		"Neg":                       reflect.ValueOf(tensor.Neg),
 		"New":                       reflect.ValueOf(tensor.New),
 		"NewGenerator":              reflect.ValueOf(tensor.NewGenerator),
+		"NewPinnedUploader":         reflect.ValueOf(tensor.NewPinnedUploader),
 		"NoGrad":                    reflect.ValueOf(tensor.NoGrad),
 		"Ones":                      reflect.ValueOf(tensor.Ones),
 		"ParseDevice":               reflect.ValueOf(tensor.ParseDevice),
@@ -105,6 +110,7 @@ func init() {
 		"Softmax":                   reflect.ValueOf(tensor.Softmax),
 		"SpMM":                      reflect.ValueOf(tensor.SpMM),
 		"Sqrt":                      reflect.ValueOf(tensor.Sqrt),
+		"StartDeviceTiming":         reflect.ValueOf(tensor.StartDeviceTiming),
 		"Sub":                       reflect.ValueOf(tensor.Sub),
 		"Sum":                       reflect.ValueOf(tensor.Sum),
 		"SumDim":                    reflect.ValueOf(tensor.SumDim),
@@ -123,6 +129,7 @@ func init() {
 		"UnarySigmoid":              reflect.ValueOf(tensor.UnarySigmoid),
 		"UnarySqrt":                 reflect.ValueOf(tensor.UnarySqrt),
 		"UnaryTanh":                 reflect.ValueOf(tensor.UnaryTanh),
+		"WithCUDAContext":           reflect.ValueOf(tensor.WithCUDAContext),
 		"Zeros":                     reflect.ValueOf(tensor.Zeros),
 		"ZerosLike":                 reflect.ValueOf(tensor.ZerosLike),
 		"ZerosOn":                   reflect.ValueOf(tensor.ZerosOn),
@@ -135,11 +142,14 @@ func init() {
 		"Buffer":             reflect.ValueOf((*tensor.Buffer)(nil)),
 		"CoreBackend":        reflect.ValueOf((*tensor.CoreBackend)(nil)),
 		"DType":              reflect.ValueOf((*tensor.DType)(nil)),
+		"DeviceTimeSink":     reflect.ValueOf((*tensor.DeviceTimeSink)(nil)),
 		"ElementwiseKernels": reflect.ValueOf((*tensor.ElementwiseKernels)(nil)),
 		"Error":              reflect.ValueOf((*tensor.Error)(nil)),
 		"Generator":          reflect.ValueOf((*tensor.Generator)(nil)),
 		"IndexKernels":       reflect.ValueOf((*tensor.IndexKernels)(nil)),
 		"MatMulKernels":      reflect.ValueOf((*tensor.MatMulKernels)(nil)),
+		"PendingUpload":      reflect.ValueOf((*tensor.PendingUpload)(nil)),
+		"PinnedUploader":     reflect.ValueOf((*tensor.PinnedUploader)(nil)),
 		"RandomKernels":      reflect.ValueOf((*tensor.RandomKernels)(nil)),
 		"ReduceKernels":      reflect.ValueOf((*tensor.ReduceKernels)(nil)),
 		"SparseKernels":      reflect.ValueOf((*tensor.SparseKernels)(nil)),
