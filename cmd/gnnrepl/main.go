@@ -8,7 +8,12 @@
 //	gnnrepl kernel -f CONNECTION_FILE    the Jupyter kernel (gnnrepl kernel install writes the kernelspec)
 //	gnnrepl version
 //
-// --data DIR sets GNNREPL_DATA, the directory dataset loaders read.
+// --data DIR sets GNNREPL_DATA, the directory dataset loaders read. With
+// --data, the shell and run refuse (status 2) a DIR that does not exist or
+// lacks Cora's files (DIR/cora/ind.cora.*), which the session preloads as
+// ds and g; without it (GNNREPL_DATA or the user cache directory) a missing
+// Cora is replaced by a synthetic graph of the same shape, announced on
+// standard error.
 // GNNREPL_BLAS=gonum keeps gonum's pure-Go BLAS even where OpenBLAS exists.
 // Exit status: 0 on success, 1 when a script or a piped shell session fails,
 // 2 on a usage error.
@@ -21,11 +26,13 @@ import (
 	"fmt"
 	"github.com/gnnrepl/gnnrepl/internal/memrelease"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 
+	"github.com/gnnrepl/gnnrepl/datasets"
 	"github.com/gnnrepl/gnnrepl/dist"
 	"github.com/gnnrepl/gnnrepl/repl"
 	"golang.org/x/term"
@@ -42,7 +49,9 @@ commands:
   help            print this help
 
 flags (before or after the command):
-  --data DIR      data directory for the dataset loaders (sets GNNREPL_DATA)
+  --data DIR      data directory for the dataset loaders (sets GNNREPL_DATA); it must
+                  exist and hold cora/ (preloaded as ds); without --data a missing Cora
+                  is replaced by a synthetic graph, with a notice
 `
 
 func main() {
@@ -68,6 +77,12 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]
 	}
+	if data != "" && (cmd == "" || cmd == "run") {
+		if err := checkDataDir(data); err != nil {
+			fmt.Fprintln(stderr, "gnnrepl:", err)
+			return 2
+		}
+	}
 	switch cmd {
 	case "":
 		return shell(stdin, stdout, stderr)
@@ -92,6 +107,29 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "gnnrepl: unknown command %q\n", cmd)
 	fmt.Fprint(stderr, usage)
 	return 2
+}
+
+// checkDataDir refuses a data directory given with --data that does not
+// exist or lacks the Cora files the session preloads (as ds and g): only a
+// session started without --data falls back to a synthetic graph, and says
+// so (datasets.Preload).
+func checkDataDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--data %s: no such directory", dir)
+	case err != nil:
+		return fmt.Errorf("--data %s: %v", dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("--data %s: not a directory", dir)
+	}
+	if err := datasets.CheckPlanetoid(dir, "cora"); err != nil {
+		return fmt.Errorf("--data %s lacks the Cora dataset that the session preloads as ds and g: %v; "+
+			"put the eight ind.cora.* files in %s (gnnrepl doctor lists what the directory holds), "+
+			"or leave out --data (setting %s=%s instead) to start with a synthetic Cora-shaped graph",
+			dir, err, filepath.Join(dir, "cora"), datasets.DataDirEnv, dir)
+	}
+	return nil
 }
 
 // dataFlag takes --data DIR (or -data, --data=DIR) out of args wherever

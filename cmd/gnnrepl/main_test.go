@@ -419,3 +419,60 @@ func TestDoctorUsesCUDALoaderPath(t *testing.T) {
 		t.Errorf("doctor does not report the loader's search of %s:\n%s", fake, out)
 	}
 }
+
+// TestDataDirExplicit: --data naming a missing directory, or one without
+// Cora, is an error naming the directory and what is missing; without
+// --data, a missing Cora falls back to a synthetic graph and says so.
+func TestDataDirExplicit(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.go")
+	os.WriteFile(script, []byte("fmt.Println(ds.Name)\n"), 0o644)
+	missing := filepath.Join(dir, "no-such-dir")
+	empty := filepath.Join(dir, "empty")
+	os.MkdirAll(filepath.Join(empty, "cora"), 0o755)
+	os.WriteFile(filepath.Join(empty, "cora", "ind.cora.x"), []byte("x"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--data", missing, "run", script}, []string{"--data " + missing + ": no such directory"}},
+		{[]string{"--data", script, "run", script}, []string{script + ": not a directory"}},
+		{[]string{"--data", empty, "run", script}, []string{"--data " + empty + " lacks the Cora dataset", filepath.Join(empty, "cora", "ind.cora.")}},
+		{[]string{"--data", missing}, []string{"no such directory"}}, // the shell too
+	} {
+		cmd := command(t, c.args...)
+		cmd.Stdin = strings.NewReader("1+1\n")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if code := exitCode(cmd.Run()); code != 2 || stdout.Len() != 0 {
+			t.Errorf("%v: exit %d, stdout %q, want 2 and nothing", c.args, code, stdout.String())
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("%v: stderr %q lacks %q", c.args, stderr.String(), w)
+			}
+		}
+	}
+	// The same directory through GNNREPL_DATA (no --data): the synthetic
+	// fallback, announced on stderr.
+	cmd := command(t, "run", script)
+	cmd.Env = append(cmd.Env, "GNNREPL_DATA="+empty)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || stdout.String() != "synthetic-cora\n" || !strings.Contains(stderr.String(), "using a synthetic graph") {
+		t.Errorf("GNNREPL_DATA without cora: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+	// No directory at all (an empty user cache): the same.
+	cmd = command(t, "run", script)
+	stdout.Reset()
+	stderr.Reset()
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || stdout.String() != "synthetic-cora\n" || !strings.Contains(stderr.String(), "using a synthetic graph") {
+		t.Errorf("no data directory: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+	// The shared data's Cora with --data: loaded.
+	shared := sharedDataDir(t)
+	if out, err := command(t, "--data", shared, "run", script).Output(); err != nil || string(out) != "cora\n" {
+		t.Errorf("--data %s: %v, %q", shared, err, out)
+	}
+}
