@@ -19,7 +19,7 @@ type command struct {
 
 var commands = []command{
 	{":help", "", "List the commands."},
-	{":doc", "NAME", "Show the documentation of NAME: a package member (tensor.Zeros, fmt.Println), a method (tensor.Tensor.Reshape), a variable or a field (model.W)."},
+	{":doc", "NAME", "Show the documentation of NAME: a package member (tensor.Zeros, fmt.Println), a method (tensor.Tensor.Reshape), a field (nn.GCNOptions.HiddenFeats), a variable or its field or method (model, model.Layers, model.Forward)."},
 	{":vars", "", "List the session's variables with their types and values."},
 	{":time", "CODE", "Run CODE and print its wall time and the memory it allocated on the Go heap."},
 	{":mem", "", "Print tensor memory per device (allocated, peak)."},
@@ -97,7 +97,7 @@ func (s *Session) RunCommand(ctx context.Context, line string, out io.Writer) (R
 		}
 		d, ok := s.Doc(arg)
 		if !ok {
-			return Result{}, fmt.Errorf(":doc: no documentation for %s", arg)
+			return Result{}, fmt.Errorf(":doc: %s", s.docMiss(arg))
 		}
 		fmt.Fprintln(out, d)
 		return Result{}, nil

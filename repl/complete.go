@@ -722,7 +722,9 @@ func (s *Session) Inspect(src string, cursor int) (doc string, ok bool) {
 }
 
 // Doc returns the documentation of a qualified name such as "tensor.Zeros",
-// "fmt.Println", "x" or "model.W"; it is what :doc NAME prints.
+// "fmt.Println", a method "tensor.Tensor.Reshape", a field of a package's
+// type "nn.GCNOptions.HiddenFeats", a variable "x", or a variable's field
+// or method "model.Layers", "model.Forward"; it is what :doc NAME prints.
 func (s *Session) Doc(name string) (string, bool) {
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -746,6 +748,18 @@ func (s *Session) describe(parts []string) (string, bool) {
 		}
 		if len(parts) == 2 {
 			return s.describeSymbol(p, pkg, parts[1])
+		}
+		// A field of a package's struct type: nn.GCNOptions.HiddenFeats.
+		if len(parts) == 3 {
+			if t, ok := s.namedType(parts[0] + "." + parts[1]); ok && t.Kind() == reflect.Struct {
+				if f, ok := t.FieldByName(parts[2]); ok && f.IsExported() {
+					d := fmt.Sprintf("field %s %s of %s.%s", f.Name, f.Type, pkg, parts[1])
+					if td, ok := s.opts.Docs[pkg+"."+parts[1]]; ok {
+						d += "\n\n" + td
+					}
+					return d, true
+				}
+			}
 		}
 		return "", false
 	}
@@ -887,4 +901,41 @@ func (s *Session) evalQuiet(expr string) (v reflect.Value, err error) {
 		}
 	}()
 	return s.in.Eval(expr)
+}
+
+// docMiss explains why Doc found nothing for name: the first part of it
+// that does not resolve, and the members that would.
+func (s *Session) docMiss(name string) string {
+	parts := strings.Split(strings.TrimSpace(name), ".")
+	if p := s.pkgPath(parts[0]); p != "" {
+		if len(parts) > 1 {
+			if _, ok := s.symbol(p, parts[1]); !ok {
+				return fmt.Sprintf("package %s has no exported %s", parts[0], parts[1])
+			}
+		}
+		return "no documentation for " + name
+	}
+	v, ok := s.lookupValue(parts[:1])
+	if !ok {
+		if len(parts) == 1 && s.kind(parts[0]) == "" {
+			return fmt.Sprintf("%s is not a package, variable, function, type or builtin of this session", parts[0])
+		}
+		return "no documentation for " + name
+	}
+	for i, f := range parts[1:] {
+		t := deref(v)
+		if t.IsValid() && t.Kind() == reflect.Struct {
+			if fv := t.FieldByName(f); fv.IsValid() && fv.CanInterface() {
+				v = fv
+				continue
+			}
+		}
+		if _, ok := selectType(v.Type(), f); ok {
+			return "no documentation for " + name
+		}
+		members := filterPrefix(valueMembers(v), "")
+		return fmt.Sprintf("%s (%s) has no field or method %s; it has: %s",
+			strings.Join(parts[:i+1], "."), typeString(v), f, strings.Join(members, ", "))
+	}
+	return "no documentation for " + name
 }

@@ -14,6 +14,11 @@
 // ds and g; without it (GNNREPL_DATA or the user cache directory) a missing
 // Cora is replaced by a synthetic graph of the same shape, announced on
 // standard error.
+//
+// gnnrepl kernel install refuses (status 2) to run from a `go run` binary,
+// which is deleted when it exits, unless --executable names the binary the
+// kernelspec should start.
+//
 // GNNREPL_BLAS=gonum keeps gonum's pure-Go BLAS even where OpenBLAS exists.
 // Exit status: 0 on success, 1 when a script or a piped shell session fails,
 // 2 on a usage error.
@@ -96,6 +101,15 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "gnnrepl kernel: the Jupyter kernel is not built into this binary yet")
 			return 1
 		}
+		if len(args) > 0 && args[0] == "install" && !hasFlag(args[1:], "executable") {
+			if exe, err := os.Executable(); err == nil && goRunBinary(exe) {
+				fmt.Fprintf(stderr, "gnnrepl kernel install: this gnnrepl runs from %s, a temporary binary of `go run` "+
+					"that is deleted when it exits, so a kernelspec pointing at it would not start; "+
+					"build a lasting binary (go build -o ~/bin/gnnrepl ./cmd/gnnrepl, or go install ./cmd/gnnrepl) "+
+					"and run its `kernel install`, or pass --executable PATH naming one\n", exe)
+				return 2
+			}
+		}
 		return runKernel(args)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "gnnrepl", version())
@@ -107,6 +121,43 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "gnnrepl: unknown command %q\n", cmd)
 	fmt.Fprint(stderr, usage)
 	return 2
+}
+
+// goRunBinary reports whether exe is a binary that `go run` built: it
+// lies in a go-build work directory (…/go-build123/b001/exe/NAME), which
+// go run removes when the program exits, or in Go's build cache.
+func goRunBinary(exe string) bool {
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(exe)), "/")
+	for i := 0; i+2 < len(parts); i++ {
+		if strings.HasPrefix(parts[i], "go-build") && parts[i+2] == "exe" && i+4 == len(parts) {
+			return true
+		}
+	}
+	caches := []string{os.Getenv("GOCACHE")}
+	if c, err := os.UserCacheDir(); err == nil {
+		caches = append(caches, filepath.Join(c, "go-build"))
+	}
+	for _, c := range caches {
+		if c != "" && c != "off" && strings.HasPrefix(filepath.Clean(exe), filepath.Clean(c)+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFlag reports whether args set the flag name (-name, --name, with
+// "=value" or not).
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		a = strings.TrimLeft(a, "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // checkDataDir refuses a data directory given with --data that does not

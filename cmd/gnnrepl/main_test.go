@@ -476,3 +476,54 @@ func TestDataDirExplicit(t *testing.T) {
 		t.Errorf("--data %s: %v, %q", shared, err, out)
 	}
 }
+
+// TestKernelInstallFromGoRun: kernel install from a binary in a go run work
+// directory is refused and asks for --executable; with --executable it
+// installs.
+func TestKernelInstallFromGoRun(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{"/tmp/go-build950208260/b001/exe/gnnrepl", true},
+		{"/var/folders/x/T/go-build1/b001/exe/gnnrepl", true},
+		{"/home/u/go/bin/gnnrepl", false},
+		{"/tmp/go-build-notes/gnnrepl", false},
+	} {
+		if got := goRunBinary(c.path); got != c.want {
+			t.Errorf("goRunBinary(%q) = %v, want %v", c.path, got, c.want)
+		}
+	}
+	if !hasFlag([]string{"--user", "--executable=/x"}, "executable") || !hasFlag([]string{"-executable", "/x"}, "executable") || hasFlag([]string{"--user"}, "executable") {
+		t.Error("hasFlag")
+	}
+	// The test binary copied where go run would put it.
+	exe := filepath.Join(t.TempDir(), "go-build123", "b001", "exe", "gnnrepl")
+	os.MkdirAll(filepath.Dir(exe), 0o755)
+	b, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prefix := t.TempDir()
+	cmd := command(t, "kernel", "install", "--prefix", prefix)
+	cmd.Path = exe
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != 2 || !strings.Contains(stderr.String(), "--executable") || !strings.Contains(stderr.String(), "go run") {
+		t.Errorf("install from go run: exit %d, stderr %q", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(prefix, "share", "jupyter", "kernels", "gnnrepl", "kernel.json")); err == nil {
+		t.Error("a kernelspec was written")
+	}
+	cmd = command(t, "kernel", "install", "--prefix", prefix, "--executable", binary)
+	cmd.Path = exe
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("install --executable: %v: %s", err, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(prefix, "share", "jupyter", "kernels", "gnnrepl", "kernel.json")); err != nil || !strings.Contains(string(b), binary) {
+		t.Errorf("kernel.json: %v %s", err, b)
+	}
+}
