@@ -2,6 +2,7 @@ package repl
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gnnrepl/gnnrepl/builtins"
@@ -82,5 +83,22 @@ func TestCompleteHidesRenamedFields(t *testing.T) {
 	eval(t, s, "type rec struct{ Name string; secret int }\nr := rec{}")
 	if got, _, _ := s.Complete("r.", 2); !reflect.DeepEqual(got, []string{"Name"}) {
 		t.Errorf("Complete(r.) = %v, want [Name]", got)
+	}
+}
+
+func TestLineEndWriter(t *testing.T) {
+	var b strings.Builder
+	w := NewLineEndWriter(&b)
+	w.EndLine() // nothing written: nothing to end
+	w.Write([]byte("a\n"))
+	w.EndLine()
+	w.Write([]byte("partial"))
+	if w.AtLineStart() {
+		t.Error("AtLineStart after an open line")
+	}
+	w.EndLine()
+	w.EndLine()
+	if b.String() != "a\npartial\n" || !w.AtLineStart() {
+		t.Errorf("got %q", b.String())
 	}
 }

@@ -227,6 +227,8 @@ func newSession(stdout, stderr io.Writer) (*repl.Session, error) {
 }
 
 func shell(stdin *os.File, stdout, stderr io.Writer) int {
+	// The shell ends a line the cell's output left open before its prompt.
+	stdout, stderr = repl.NewLineEndWriter(stdout), repl.NewLineEndWriter(stderr)
 	s, err := newSession(stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "gnnrepl:", err)

@@ -527,3 +527,65 @@ func TestKernelInstallFromGoRun(t *testing.T) {
 		t.Errorf("kernel.json: %v %s", err, b)
 	}
 }
+
+// TestShellPTYOpenLine: output without a trailing newline is ended before
+// the next prompt (readline would draw over it), and a cell without output
+// gets no blank line.
+func TestShellPTYOpenLine(t *testing.T) {
+	cmd := command(t)
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	term := &terminal{t: t, tty: tty}
+	go io.Copy(term, tty)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+		}
+	}()
+	term.expect("gnn> ")
+	term.send("x := 1\r")
+	term.expect("gnn> ")
+	term.send("fmt.Print(\"partial\", x)\r")
+	term.expect("partial1")
+	term.expect("gnn> ")
+	term.send("print(\"to-stderr\")\r")
+	term.expect("to-stderr")
+	term.expect("gnn> ")
+	term.send(":quit\r")
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the shell did not exit after :quit")
+	}
+	term.mu.Lock()
+	out := term.out.String()
+	term.mu.Unlock()
+	segment := func(after string) string {
+		i := strings.LastIndex(out, after) // the line as entered, after its redraws
+		if i < 0 {
+			t.Fatalf("no %q in %q", after, out)
+		}
+		rest := out[i+len(after):]
+		j := strings.Index(rest, "gnn> ")
+		if j < 0 {
+			t.Fatalf("no prompt after %q in %q", after, out)
+		}
+		return rest[:j]
+	}
+	if s := segment("partial1"); !strings.Contains(s, "\n") {
+		t.Errorf("no newline between the open output and the prompt: %q", s)
+	}
+	if s := segment("to-stderr\")"); strings.Count(s, "\n") < 2 {
+		t.Errorf("stderr output without a newline not ended: %q in %q", s, out)
+	}
+	if s := segment("x := 1"); strings.Count(s, "\n") > 1 {
+		t.Errorf("a blank line after a cell without output: %q", s)
+	}
+}
