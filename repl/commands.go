@@ -90,6 +90,7 @@ func (s *Session) RunCommand(ctx context.Context, line string, out io.Writer) (R
 		}
 		fmt.Fprintln(tw, "Ctrl-C\tinterrupt the running code (or clear the line)")
 		fmt.Fprintln(tw, "Tab\tcomplete names, package members, fields and methods")
+		fmt.Fprintln(tw, "errors\tv := must.Dataset(datasets.LoadPlanetoid(\"cora\", \"\")) is the value or fails the cell (import \"github.com/gnnrepl/gnnrepl/must\"; must.OK(err) for any call)")
 		return Result{}, tw.Flush()
 	case ":doc":
 		if arg == "" {

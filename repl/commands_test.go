@@ -2,11 +2,14 @@ package repl
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gnnrepl/gnnrepl/builtins"
 )
 
 // TestHelpExamples runs every example that :help names (the
@@ -65,5 +68,28 @@ func TestHelpExamples(t *testing.T) {
 	eval(t, s, "type lin struct{ W *tensor.Tensor }\nlayer := lin{W: tensor.Zeros(2, 2)}")
 	if out, err := run(":doc layer.W"); err != nil || !strings.Contains(out, "var layer.W *tensor.Tensor") {
 		t.Errorf(":doc layer.W: %v %q", err, out)
+	}
+}
+
+// TestMustIdiom: the error idiom :help and the notebooks show, one line
+// that is the value or fails the cell with the error. It needs package
+// must in the symbol tables (go generate ./builtins/).
+func TestMustIdiom(t *testing.T) {
+	if _, ok := builtins.Symbols["github.com/gnnrepl/gnnrepl/must/must"]; !ok {
+		t.Skip("package must is not in the builtins symbol tables yet (go generate ./builtins/)")
+	}
+	s := newPreludeSession(t)
+	eval(t, s, `import "github.com/gnnrepl/gnnrepl/must"`)
+	if got := eval(t, s, "gg := must.Graph(graph.New(3, []int64{0, 1}, []int64{1, 2}))\ngg.NumEdges()"); got != "2" {
+		t.Errorf("must.Graph: %q", got)
+	}
+	_, err := s.Eval(context.Background(), `bad := must.Dataset(datasets.LoadPlanetoid("nope", ""))`)
+	var pe *PanicError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), `unknown Planetoid dataset "nope"`) || !strings.Contains(err.Error(), ":1:") {
+		t.Errorf("must.Dataset with an error: %v", err)
+	}
+	// The variable holds no value (yaegi may have declared it, as nil).
+	if r, err := s.Eval(context.Background(), "bad == nil"); err == nil && r.Text != "true" {
+		t.Errorf("bad = %s after the failing cell", r.Text)
 	}
 }
