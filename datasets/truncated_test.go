@@ -253,3 +253,18 @@ func TestOGBTruncated(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckRelease is the cost of the sha256 check of the published
+// files, per load of Facebook Page-Page (5.1 MB in three files).
+func BenchmarkCheckRelease(b *testing.B) {
+	dir := filepath.Join(sharedData(b), "facebook-page-page")
+	files := []string{FacebookEdgesFile, FacebookFeaturesFile, FacebookTargetFile}
+	b.SetBytes(1882610 + 2088766 + 1177912)
+	for i := 0; i < b.N; i++ {
+		for _, f := range files {
+			if err := checkRelease(filepath.Join(dir, f)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
