@@ -16,6 +16,20 @@
 // checksum before they are parsed, so a corrupt or truncated file is reported
 // by name and never half-loaded.
 //
+// Truncated or corrupt input. Every loader fails on a cut file rather than
+// return a smaller graph: text loaders require the last line's line ending
+// and name the file and line of what is wrong, counts the format declares
+// (a SNAP header's edges, OGB's num-node-list, a published split size, the
+// triples of AIFB and MUTAG) are checked, gzip streams are checked by their
+// CRC and length, npz members by their CRC, .npy data against the header's
+// shape and dtype, pickles for completeness. The other published files a
+// loader reads (Facebook, SNAP email-Enron and ca-GrQc, gnn-benchmark npz,
+// AIFB, MUTAG, HeCo ACM) are in addition checked against their pinned size
+// and sha256 when they lie in their dataset's folder of a data directory
+// (facebook-page-page/facebook_edges.csv, ...), after the structural checks;
+// a mismatch wraps ErrChecksum. Text is UTF-8 as these releases document
+// (pickled strings are bytes, read as Python 2 str, i.e. Latin-1).
+//
 // Error policy (the engine's, see package tensor): misuse of a function
 // without an error result (a features slice whose length is not n*f for
 // RowNormalize, a non-positive scale for ProductsLike) panics with an

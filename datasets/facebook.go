@@ -12,10 +12,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
-// Facebook Large Page-Page file names inside its folder (MUSAE release).
+// Facebook Large Page-Page file names inside its folder (MUSAE release),
+// and the folder's name in a data directory.
 const (
+	FacebookFolder       = "facebook-page-page"
 	FacebookEdgesFile    = "facebook_edges.csv"
 	FacebookFeaturesFile = "facebook.json"
 	FacebookTargetFile   = "facebook_target.csv"
@@ -47,10 +50,14 @@ type FacebookRaw struct {
 // ReadFacebookPagePage reads the three MUSAE files from dir:
 // facebook_edges.csv (header id_1,id_2; one row per undirected edge),
 // facebook.json ({"<node id>": [feature ids, ...], ...} for every node) and
-// facebook_target.csv (RFC 4180 CSV, header id,facebook_id,page_name,
-// page_type). Node ids must run over 0..N-1 with every node in the features
+// facebook_target.csv (RFC 4180 CSV in UTF-8, header id,facebook_id,
+// page_name,page_type; bytes that are not UTF-8 are an error). Node ids must run over 0..N-1 with every node in the features
 // and target files exactly once. Errors wrap ErrMissing or ErrFormat and
-// name the file and line (the byte offset for JSON syntax).
+// name the file and line (the byte offset for JSON syntax); a CSV whose
+// last line has no line ending is cut, an error. When dir is the dataset's
+// folder in a data directory (named facebook-page-page), each file must
+// then have the published size and sha256 (this catches a cut at a line
+// boundary), else the error wraps ErrChecksum and names the file.
 func ReadFacebookPagePage(dir string) (*FacebookRaw, error) {
 	raw := &FacebookRaw{}
 	if err := readFacebookTargets(filepath.Join(dir, FacebookTargetFile), raw); err != nil {
@@ -139,6 +146,7 @@ func readFacebookTargets(path string, raw *FacebookRaw) error {
 	var rows []row
 	seen := map[int64]bool{}
 	header := true
+	lastLine := 0
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -152,6 +160,7 @@ func readFacebookTargets(path string, raw *FacebookRaw) error {
 			return fmt.Errorf("datasets: reading %s: %w", path, err)
 		}
 		line, _ := r.FieldPos(0)
+		lastLine = line
 		if header {
 			if rec[0] != "id" || rec[1] != "facebook_id" || rec[2] != "page_name" || rec[3] != "page_type" {
 				return lineError(path, line, "header %q, want id,facebook_id,page_name,page_type", rec)
@@ -170,6 +179,11 @@ func readFacebookTargets(path string, raw *FacebookRaw) error {
 		if rec[3] == "" {
 			return lineError(path, line, "empty page_type for id %d", id)
 		}
+		for k, v := range rec {
+			if !utf8.ValidString(v) {
+				return lineError(path, line, "column %d is not valid UTF-8 (the release is UTF-8): %q", k+1, clip([]byte(v)))
+			}
+		}
 		for int64(len(rows)) <= id {
 			rows = append(rows, row{})
 		}
@@ -177,6 +191,12 @@ func readFacebookTargets(path string, raw *FacebookRaw) error {
 	}
 	if header {
 		return lineError(path, 0, "empty file")
+	}
+	if err := finalNewline(f, path, lastLine); err != nil {
+		return err
+	}
+	if err := checkRelease(path); err != nil {
+		return err
 	}
 	if len(seen) != len(rows) {
 		for i := range rows {
@@ -261,7 +281,7 @@ func readFacebookFeatures(path string, raw *FacebookRaw) error {
 		raw.FeatIndptr[i+1] = int64(len(raw.FeatIndices))
 	}
 	raw.NumFeatures = int(maxF + 1)
-	return nil
+	return checkRelease(path)
 }
 
 // jsonError reports a JSON error at byte offset off as a line and column.
@@ -287,6 +307,9 @@ func readFacebookEdges(path string, raw *FacebookRaw) error {
 		}
 		if err != nil {
 			return err
+		}
+		if f.atEOFWithoutNewline() {
+			return f.errorf("the last line %q has no line ending: the file is truncated", clip(line))
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -314,6 +337,23 @@ func readFacebookEdges(path string, raw *FacebookRaw) error {
 	}
 	if header {
 		return lineError(path, 0, "empty file")
+	}
+	return checkRelease(path)
+}
+
+// finalNewline returns an error naming path and line when the file f
+// does not end with a line ending (it was cut mid-line).
+func finalNewline(f *os.File, path string, line int) error {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return err
+	}
+	var b [1]byte
+	if _, err := f.ReadAt(b[:], st.Size()-1); err != nil {
+		return fmt.Errorf("datasets: reading %s: %w", path, err)
+	}
+	if b[0] != '\n' {
+		return lineError(path, line, "the last line has no line ending: the file is truncated")
 	}
 	return nil
 }

@@ -118,6 +118,8 @@ func TestFacebookSmallFiles(t *testing.T) {
 		{"csv quote", fbEdges, fbFeats, "id,facebook_id,page_name,page_type\n0,1,\"bad\"quote,x\n", FacebookTargetFile, ":2:"},
 		{"csv fields", fbEdges, fbFeats, "id,facebook_id,page_name,page_type\n0,1,x\n", FacebookTargetFile, ":2:"},
 		{"csv gap", fbEdges, fbFeats, "id,facebook_id,page_name,page_type\n0,1,a,x\n2,1,b,y\n", FacebookTargetFile, "1 is missing"},
+		{"csv utf8", fbEdges, fbFeats, "id,facebook_id,page_name,page_type\n0,1,caf\xe9,x\n", FacebookTargetFile, ":2: column 3 is not valid UTF-8"},
+		{"csv cut", fbEdges, fbFeats, "id,facebook_id,page_name,page_type\n0,11,a,x\n1,12,b,y\n2,13,c,y", FacebookTargetFile, ":4: the last line has no line ending"},
 		{"csv dup", fbEdges, fbFeats, "id,facebook_id,page_name,page_type\n0,1,a,x\n0,1,b,y\n", FacebookTargetFile, ":3: id 0 appears twice"},
 	} {
 		dir := facebookDir(t, c.edges, c.feats, c.targets)

@@ -83,7 +83,9 @@ const caGrQcNodes = 5242
 // a line without exactly two non-negative integer ids, a last line without
 // its line ending (a cut file), a file with fewer or more pairs than
 // published (a truncated file is an error, not a smaller split), a node
-// id outside [0, 5242). A missing file wraps ErrMissing.
+// id outside [0, 5242). In a folder named snap-ca-grqc the files must also
+// have the published size and sha256, else the error wraps ErrChecksum. A
+// missing file wraps ErrMissing.
 func LoadCaGrQc(dir string) (*LinkDataset, error) {
 	if dir == "" {
 		dir = DataDir("")
@@ -167,6 +169,9 @@ func readPairs(path string, want, n int) ([]int64, error) {
 	}
 	if got := len(out) / 2; got != want {
 		return nil, lineError(path, f.line, "%d node pairs, the split has %d: the file is truncated or not the published one", got, want)
+	}
+	if err := checkRelease(path); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -291,10 +292,40 @@ func pyString(s string) (val, rest string, ok bool) {
 	return s[1 : 1+end], s[2+end:], true
 }
 
+// ReadNPY reads one NumPy .npy file (see ParseNPY). The array's Name is
+// the file name without ".npy". A data section shorter or longer than the
+// header's shape and dtype declare (a cut file) is an error wrapping
+// ErrFormat that names the file; a missing file wraps ErrMissing. A
+// published file in its folder of a data directory (heco-acm/labels.npy,
+// ...) must also have the published size and sha256, else the error wraps
+// ErrChecksum.
+func ReadNPY(path string) (*NPYArray, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s: %w", ErrMissing, path, err)
+		}
+		return nil, fmt.Errorf("datasets: reading %s: %w", path, err)
+	}
+	a, err := ParseNPY(path, data)
+	if err != nil {
+		return nil, err
+	}
+	a.Name = strings.TrimSuffix(filepath.Base(path), ".npy")
+	if err := checkRelease(path); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
 // ReadNPZ reads every array of a NumPy .npz archive (numpy.savez or
 // savez_compressed: a zip of .npy members, stored or deflated), keyed by
 // member name without ".npy". Errors name the archive and the member and
-// wrap ErrFormat (ErrMissing for a missing file).
+// wrap ErrFormat (ErrMissing for a missing file); a cut archive fails the
+// zip directory or a member's CRC-32. A published file in its folder of a
+// data directory (gnnbench-npz/cora.npz, heco-acm/p_feat.npz, ...) must
+// also have the published size and sha256, else the error wraps
+// ErrChecksum.
 func ReadNPZ(path string) (map[string]*NPYArray, error) {
 	zr, err := zip.OpenReader(path)
 	if err != nil {
@@ -331,6 +362,9 @@ func ReadNPZ(path string) (map[string]*NPYArray, error) {
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: %s: no .npy members", ErrFormat, path)
+	}
+	if err := checkRelease(path); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -91,8 +91,9 @@ func OGBNodeProp(dir string) (*Dataset, error) {
 // data "feat" and every edge_<name> file as edge data <name>.
 //
 // Any malformed line (wrong number of fields, a non-number, an id out of
-// range) or a count that disagrees with num-node-list / num-edge-list is an
-// error wrapping ErrFormat that names the file and line; a missing required
+// range, a last line without its line ending: a cut file) or a count that
+// disagrees with num-node-list / num-edge-list is an error wrapping
+// ErrFormat that names the file and line; a missing required
 // file wraps ErrMissing. Heterogeneous datasets (ogbn-mag: raw/relations)
 // are not supported and are reported as such.
 func LoadOGBNodeProp(dir string, opts OGBOptions) (*Dataset, error) {
@@ -377,6 +378,9 @@ func readOGBMatrix(path string, rows, cols int, ints bool) (*ogbMatrix, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if f.atEOFWithoutNewline() {
+			return nil, f.errorf("the last line %q has no line ending: the file is truncated", clip(line))
 		}
 		if len(line) == 0 {
 			return nil, f.errorf("empty line")

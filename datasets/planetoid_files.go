@@ -1,7 +1,11 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -95,6 +99,39 @@ func planetoidName(name string) (string, error) {
 		return "", fmt.Errorf("%w: unknown Planetoid dataset %q (want one of cora, citeseer, pubmed)", ErrArgument, name)
 	}
 	return l, nil
+}
+
+// CheckPlanetoid reports whether the eight files of dataset name are present
+// under dir with their pinned sizes and sha256, without downloading
+// anything: nil when they are; else an error naming the first missing file
+// (wrapping ErrMissing, with how many of the eight are missing) or the first
+// corrupt one (wrapping ErrChecksum). An unknown name wraps ErrArgument.
+// Command-line front ends call it to refuse a data directory given
+// explicitly that lacks the dataset they preload.
+func CheckPlanetoid(dir, name string) error {
+	specs, err := PlanetoidFiles(name)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, s := range specs {
+		p := filepath.Join(dir, filepath.FromSlash(s.Rel))
+		b, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, p)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("datasets: reading %s: %w", p, err)
+		}
+		if err := verify(b, s); err != nil {
+			return fmt.Errorf("%w: %s is corrupt or truncated (%v); replace it with the original file", ErrChecksum, p, err)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: %s is missing (%d of the %d files of %s are)", ErrMissing, missing[0], len(missing), len(specs), name)
+	}
+	return nil
 }
 
 // EnsurePlanetoid makes sure the eight files of dataset name are present under

@@ -190,8 +190,11 @@ var mutagRules = rdfRules{
 // Errors wrap ErrFormat and name the file and line: a malformed or cut
 // N-Triples line (see LoadNTriples), a file with fewer or more triples
 // than published (29,043), a split line without three TAB-separated
-// columns, a labelled entity that is not in the graph. A missing file
-// wraps ErrMissing. Nothing is downloaded.
+// columns or without its line ending (a cut file), a labelled entity that
+// is not in the graph. In the dataset's folder of a data directory (aifb,
+// rgcn-mutag) each file must then have the published size and sha256,
+// else the error wraps ErrChecksum and names the file. A missing
+// file wraps ErrMissing. Nothing is downloaded.
 func LoadAIFB(dir string) (*RDFDataset, error) { return loadRDF(dir, aifbRules) }
 
 // LoadMUTAG loads MUTAG (the DL-Learner carcinogenesis data, R-GCN
@@ -213,6 +216,17 @@ func loadRDF(dir string, r rdfRules) (*RDFDataset, error) {
 	if _, err := os.Stat(filepath.Join(dir, r.graphFile)); err == nil {
 		base = dir
 	}
+	// Check the split files' structure and checksums before the (slower)
+	// graph, so that a cut split file is reported at once.
+	for _, file := range []string{"trainingSet.tsv", "testSet.tsv"} {
+		p := filepath.Join(base, file)
+		if _, err := readSplit(p, nil); err != nil {
+			return nil, err
+		}
+		if err := checkRelease(p); err != nil {
+			return nil, err
+		}
+	}
 	path := filepath.Join(base, r.graphFile)
 	triples, err := LoadNTriples(path)
 	if err != nil {
@@ -220,6 +234,9 @@ func loadRDF(dir string, r rdfRules) (*RDFDataset, error) {
 	}
 	if len(triples) != r.triples {
 		return nil, lineError(path, 0, "%d triples, the published file has %d: the file is truncated or not the published one", len(triples), r.triples)
+	}
+	if err := checkRelease(path); err != nil {
+		return nil, err
 	}
 	keys := make([]string, len(triples))
 	for i, t := range triples {
@@ -334,7 +351,8 @@ type splitRow struct {
 }
 
 // readSplit reads an R-GCN split file: a header, then "<entity IRI> TAB
-// <id> TAB <label>" lines (CRLF or LF). lookup maps the IRI to its node.
+// <id> TAB <label>" lines (CRLF or LF). lookup maps the IRI to its node;
+// nil checks the structure only and returns no rows.
 func readSplit(path string, lookup func(iri string) (int64, bool)) ([]splitRow, error) {
 	f, err := openData(path)
 	if err != nil {
@@ -350,6 +368,9 @@ func readSplit(path string, lookup func(iri string) (int64, bool)) ([]splitRow, 
 		if err != nil {
 			return nil, err
 		}
+		if f.atEOFWithoutNewline() {
+			return nil, f.errorf("the last line %q has no line ending: the file is truncated", clip(line))
+		}
 		if first {
 			continue // header
 		}
@@ -361,13 +382,16 @@ func readSplit(path string, lookup func(iri string) (int64, bool)) ([]splitRow, 
 		if len(cols) != 3 || cols[0] == "" || cols[2] == "" {
 			return nil, f.errorf("want three TAB-separated columns (entity, id, label), got %q", clip(line))
 		}
+		if lookup == nil {
+			continue
+		}
 		id, ok := lookup(cols[0])
 		if !ok {
 			return nil, f.errorf("entity %s is not a node of the graph's labelled type", cols[0])
 		}
 		rows = append(rows, splitRow{id, cols[2]})
 	}
-	if len(rows) == 0 {
+	if len(rows) == 0 && lookup != nil {
 		return nil, lineError(path, f.line, "no labelled rows")
 	}
 	return rows, nil

@@ -32,7 +32,11 @@ type SNAPEdgeList struct {
 //
 // Any line that is not a comment and does not hold exactly two ids is an
 // error wrapping ErrFormat naming the file and the line; so is an edge
-// count that disagrees with the header's "Edges: M". A missing file wraps
+// count that disagrees with the header's "Edges: M", and a last line
+// without its line ending (a cut file). A file of a known public release
+// (email-Enron.txt.gz and ca-GrQc.txt, in folders snap-email-enron and
+// snap-ca-grqc) must also have the published size and sha256, else the
+// error wraps ErrChecksum. A missing file wraps
 // ErrMissing. Nothing is returned with an error.
 func ReadSNAP(path string) (*SNAPEdgeList, error) {
 	f, err := openData(path)
@@ -51,6 +55,9 @@ func ReadSNAP(path string) (*SNAPEdgeList, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if f.atEOFWithoutNewline() {
+			return nil, f.errorf("the last line %q has no line ending: the file is truncated", clip(line))
 		}
 		t := bytes.TrimSpace(line)
 		if len(t) == 0 {
@@ -76,6 +83,9 @@ func ReadSNAP(path string) (*SNAPEdgeList, error) {
 	}
 	if el.HeaderEdges >= 0 && el.HeaderEdges != len(el.Src) {
 		return nil, lineError(path, headerLine, "the header states %d edges but the file holds %d", el.HeaderEdges, len(el.Src))
+	}
+	if err := checkRelease(path); err != nil {
+		return nil, err
 	}
 	return el, nil
 }

@@ -147,6 +147,8 @@ func TestOpenErrors(t *testing.T) {
 		{[]byte("hello world, not a graph at all......................................."), "bad magic"},
 		{good[:40], "truncated"},
 		{good[:len(good)-10], "truncated"},
+		{good[:len(good)/2], "truncated"},
+		{good[:len(good)-1], "truncated"},
 		{append(append([]byte(nil), good[:8]...), append([]byte{9, 0, 0, 0}, good[12:]...)...), "version 9"},
 	}
 	for _, c := range cases {

@@ -19,7 +19,7 @@ type command struct {
 
 var commands = []command{
 	{":help", "", "List the commands."},
-	{":doc", "NAME", "Show the documentation of NAME: a package member (tensor.Zeros, fmt.Println), a method (tensor.Tensor.Reshape), a variable or a field (model.W)."},
+	{":doc", "NAME", "Show the documentation of NAME: a package member (tensor.Zeros, fmt.Println), a method (tensor.Tensor.Reshape), a field (nn.GCNOptions.HiddenFeats), a variable or its field or method (model, model.Layers, model.Forward)."},
 	{":vars", "", "List the session's variables with their types and values."},
 	{":time", "CODE", "Run CODE and print its wall time and the memory it allocated on the Go heap."},
 	{":mem", "", "Print tensor memory per device (allocated, peak)."},
@@ -90,6 +90,7 @@ func (s *Session) RunCommand(ctx context.Context, line string, out io.Writer) (R
 		}
 		fmt.Fprintln(tw, "Ctrl-C\tinterrupt the running code (or clear the line)")
 		fmt.Fprintln(tw, "Tab\tcomplete names, package members, fields and methods")
+		fmt.Fprintln(tw, "errors\tv := must.Dataset(datasets.LoadPlanetoid(\"cora\", \"\")) is the value or fails the cell (import \"github.com/gnnrepl/gnnrepl/must\"; must.OK(err) for any call)")
 		return Result{}, tw.Flush()
 	case ":doc":
 		if arg == "" {
@@ -97,7 +98,7 @@ func (s *Session) RunCommand(ctx context.Context, line string, out io.Writer) (R
 		}
 		d, ok := s.Doc(arg)
 		if !ok {
-			return Result{}, fmt.Errorf(":doc: no documentation for %s", arg)
+			return Result{}, fmt.Errorf(":doc: %s", s.docMiss(arg))
 		}
 		fmt.Fprintln(out, d)
 		return Result{}, nil

@@ -80,8 +80,11 @@ func chainStart(src string, end int) int {
 // Complete returns the completions of the word before byte offset cursor in
 // src, and the byte range [start, end) they replace: :commands at the start
 // of a line, file names after :load, package members after "pkg.", fields and
-// methods after "v." for a session variable v, and otherwise the session's
-// names, imported and known packages, builtins and keywords. Jupyter counts
+// methods after "v." for a session variable v, the members of the result's
+// static type after a chain with calls or indexes (ds.Graph.NData("feat").Sh;
+// nothing is called), the fields of the struct in a composite literal's key
+// position (nn.GCNOptions{Hid, or after "Key: value,"), and otherwise the
+// session's names, imported and known packages, builtins and keywords. Jupyter counts
 // cursor_pos in code points; see ByteOffset.
 func (s *Session) Complete(src string, cursor int) (candidates []string, start, end int) {
 	if cursor < 0 || cursor > len(src) {
@@ -111,16 +114,429 @@ func (s *Session) Complete(src string, cursor int) (candidates []string, start, 
 	start = identStart(src, cursor)
 	prefix := src[start:cursor]
 	if start > 0 && src[start-1] == '.' {
-		chain := src[chainStart(src, start-1) : start-1]
-		if chain == "" {
-			return nil, start, cursor
+		if chain := src[chainStart(src, start-1) : start-1]; chain != "" && exprStart(src, start-1) == chainStart(src, start-1) {
+			return filterPrefix(s.members(chain), prefix), start, cursor
 		}
-		return filterPrefix(s.members(chain), prefix), start, cursor
+		// A chain with calls or indexes: ds.Graph.NData("feat").Sh
+		expr := src[exprStart(src, start-1) : start-1]
+		if t, ok := s.exprType(expr); ok {
+			return filterPrefix(typeMembers(t), prefix), start, cursor
+		}
+		return nil, start, cursor
+	}
+	// A field name in a composite literal: nn.GCNOptions{Hid
+	if typ, ok := literalKeyType(src, start); ok {
+		if t, ok := s.namedType(typ); ok {
+			if fields := filterPrefix(structFields(t), prefix); len(fields) > 0 || prefix == "" {
+				return fields, start, cursor
+			}
+		}
 	}
 	if prefix == "" {
 		return nil, start, cursor
 	}
 	return filterPrefix(s.topNames(), prefix), start, cursor
+}
+
+// skipBack returns the offset of the opening bracket matching the closing
+// one at src[i-1] (')' or ']' or '}'), skipping nested brackets and
+// string, rune and raw-string literals; -1 when there is none.
+func skipBack(src string, i int) int {
+	depth := 0
+	for i > 0 {
+		i--
+		switch c := src[i]; c {
+		case ')', ']', '}':
+			depth++
+		case '(', '[', '{':
+			depth--
+			if depth == 0 {
+				return i
+			}
+			if depth < 0 {
+				return -1
+			}
+		case '"', '\'', '`':
+			j := i - 1
+			for j >= 0 && !(src[j] == c && (c == '`' || j == 0 || src[j-1] != '\\')) {
+				j--
+			}
+			if j < 0 {
+				return -1
+			}
+			i = j
+		}
+	}
+	return -1
+}
+
+// exprStart returns the offset where the primary expression ending at end
+// starts: a selector chain whose elements may carry calls and indexes,
+// such as ds.Graph.NData("feat") or xs[0].Shape().
+func exprStart(src string, end int) int {
+	i := end
+	for {
+		for i > 0 && (src[i-1] == ')' || src[i-1] == ']') {
+			j := skipBack(src, i)
+			if j < 0 {
+				return i
+			}
+			i = j
+		}
+		j := identStart(src, i)
+		if j == i {
+			return i
+		}
+		i = j
+		if i == 0 || src[i-1] != '.' {
+			return i
+		}
+		k := i - 1
+		if k == 0 || !(isIdentRune(rune(src[k-1])) || src[k-1] == ')' || src[k-1] == ']') {
+			return i
+		}
+		i = k
+	}
+}
+
+// exprSegment is one element of a selector chain: a name followed by
+// calls "(...)" and indexes "[...]", in order ('(' or '[').
+type exprSegment struct {
+	name     string
+	suffixes []byte
+}
+
+// splitExpr splits a primary expression (see exprStart) into its
+// segments; ok is false for anything else.
+func splitExpr(expr string) (segs []exprSegment, ok bool) {
+	i := 0
+	for i < len(expr) {
+		j := i
+		for j < len(expr) {
+			r, n := utf8.DecodeRuneInString(expr[j:])
+			if !isIdentRune(r) {
+				break
+			}
+			j += n
+		}
+		if j == i {
+			return nil, false
+		}
+		seg := exprSegment{name: expr[i:j]}
+		for j < len(expr) && (expr[j] == '(' || expr[j] == '[') {
+			k := matchForward(expr, j)
+			if k < 0 {
+				return nil, false
+			}
+			seg.suffixes = append(seg.suffixes, expr[j])
+			j = k + 1
+		}
+		segs = append(segs, seg)
+		if j < len(expr) {
+			if expr[j] != '.' {
+				return nil, false
+			}
+			j++
+		}
+		i = j
+	}
+	return segs, len(segs) > 0
+}
+
+// matchForward returns the offset of the bracket closing the one at
+// src[i], skipping literals; -1 when there is none.
+func matchForward(src string, i int) int {
+	depth := 0
+	for ; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		case '"', '\'', '`':
+			j := i + 1
+			for j < len(src) && src[j] != c {
+				if src[j] == '\\' && c != '`' {
+					j++
+				}
+				j++
+			}
+			i = j
+		}
+	}
+	return -1
+}
+
+// exprType returns the static type of a primary expression without
+// evaluating it: session variables give their (dynamic) type, and calls
+// of package functions, session functions and methods give their first
+// result's type, fields their type, indexes their element type.
+func (s *Session) exprType(expr string) (reflect.Type, bool) {
+	segs, ok := splitExpr(expr)
+	if !ok {
+		return nil, false
+	}
+	var t reflect.Type
+	first, rest := segs[0], segs[1:]
+	if p := s.pkgPath(first.name); p != "" && len(first.suffixes) == 0 && len(rest) > 0 {
+		v, ok := s.symbol(p, rest[0].name)
+		if !ok {
+			return nil, false
+		}
+		switch {
+		case v.Kind() == reflect.Func:
+			t = v.Type()
+		case v.Kind() == reflect.Pointer && v.IsNil(): // a type: a conversion
+			t = v.Type().Elem()
+			if len(rest[0].suffixes) == 0 || rest[0].suffixes[0] != '(' {
+				return nil, false
+			}
+			rest[0].suffixes = rest[0].suffixes[1:]
+		default:
+			t = v.Type()
+		}
+		first, rest = rest[0], rest[1:]
+	} else if v, ok := s.lookupValue([]string{first.name}); ok {
+		t = v.Type()
+		if v.Kind() == reflect.Interface && !v.IsNil() {
+			t = v.Elem().Type()
+		}
+	} else if s.kind(first.name) == "func" && s.mu.TryLock() {
+		v, err := s.evalQuiet(first.name)
+		s.mu.Unlock()
+		if err != nil || !v.IsValid() || v.Kind() != reflect.Func {
+			return nil, false
+		}
+		t = v.Type()
+	} else {
+		return nil, false
+	}
+	if t, ok = applySuffixes(t, first.suffixes); !ok {
+		return nil, false
+	}
+	for _, seg := range rest {
+		if t, ok = selectType(t, seg.name); !ok {
+			return nil, false
+		}
+		if t, ok = applySuffixes(t, seg.suffixes); !ok {
+			return nil, false
+		}
+	}
+	return t, true
+}
+
+// selectType is the type of t.name: a field's type, or a method's
+// function type (without the receiver).
+func selectType(t reflect.Type, name string) (reflect.Type, bool) {
+	if m, ok := t.MethodByName(name); ok {
+		if t.Kind() == reflect.Interface {
+			return m.Type, true
+		}
+		return methodFunc(m.Type), true
+	}
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
+		if m, ok := reflect.PointerTo(t).MethodByName(name); ok {
+			return methodFunc(m.Type), true
+		}
+	}
+	st := t
+	for st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	if st.Kind() == reflect.Struct {
+		if f, ok := st.FieldByName(name); ok && f.IsExported() {
+			return f.Type, true
+		}
+	}
+	return nil, false
+}
+
+// methodFunc drops the receiver from a method expression's type.
+func methodFunc(t reflect.Type) reflect.Type {
+	in := make([]reflect.Type, 0, t.NumIn())
+	for i := 1; i < t.NumIn(); i++ {
+		in = append(in, t.In(i))
+	}
+	out := make([]reflect.Type, t.NumOut())
+	for i := range out {
+		out[i] = t.Out(i)
+	}
+	return reflect.FuncOf(in, out, t.IsVariadic())
+}
+
+// applySuffixes applies calls (the first result) and indexes (the
+// element) to t.
+func applySuffixes(t reflect.Type, suffixes []byte) (reflect.Type, bool) {
+	for _, c := range suffixes {
+		if c == '(' {
+			if t.Kind() != reflect.Func || t.NumOut() == 0 {
+				return nil, false
+			}
+			t = t.Out(0)
+			continue
+		}
+		for t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Array {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Slice, reflect.Array, reflect.Map:
+			t = t.Elem()
+		case reflect.String:
+			t = reflect.TypeOf(byte(0))
+		default:
+			return nil, false
+		}
+	}
+	return t, true
+}
+
+// typeMembers lists the exported fields and methods of t (and of *t).
+func typeMembers(t reflect.Type) []string {
+	var out []string
+	add := func(t reflect.Type) {
+		for i := 0; i < t.NumMethod(); i++ {
+			out = append(out, t.Method(i).Name)
+		}
+	}
+	add(t)
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
+		add(reflect.PointerTo(t))
+	}
+	return append(out, structFields(t)...)
+}
+
+// structFields lists the exported fields of struct type t (or *t).
+func structFields(t reflect.Type) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	// yaegi builds a session's struct types with reflect.StructOf, which
+	// has no package path and renames unexported fields to X<name>.
+	interpreted := t.PkgPath() == "" && t.Name() == ""
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(f.Name[1:]); interpreted && f.Name[0] == 'X' && unicode.IsLower(r) {
+			continue
+		}
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// literalKeyType reports whether offset start (the start of the word
+// being completed) is a key position of a composite literal, right after
+// its '{' or after a ',' that ends a previous element, and returns the
+// literal's type as written (nn.GCNOptions, point). The type must touch
+// the '{', as gofmt writes it, so that a block (if x {) is not taken for a
+// literal.
+func literalKeyType(src string, start int) (string, bool) {
+	i := start
+	for i > 0 && strings.ContainsRune(" \t\r\n", rune(src[i-1])) {
+		i--
+	}
+	if i == 0 || (src[i-1] != '{' && src[i-1] != ',') {
+		return "", false
+	}
+	// Walk back over the previous elements to the literal's '{'.
+	for i > 0 && src[i-1] != '{' {
+		switch c := src[i-1]; c {
+		case ')', ']', '}':
+			j := skipBack(src, i)
+			if j < 0 {
+				return "", false
+			}
+			i = j
+		case '"', '\'', '`':
+			j := i - 2
+			for j >= 0 && !(src[j] == c && (c == '`' || j == 0 || src[j-1] != '\\')) {
+				j--
+			}
+			if j < 0 {
+				return "", false
+			}
+			i = j
+		case ';', '(', '[', '=':
+			if c == '=' && i >= 2 && strings.ContainsRune("=!<>", rune(src[i-2])) {
+				i--
+				continue
+			}
+			return "", false
+		case '\n':
+			// A new statement line inside a literal is fine (a multi-line
+			// literal), but not after a line that ended a statement: keep
+			// going, the '{' decides.
+			i--
+		default:
+			i--
+		}
+	}
+	if i == 0 {
+		return "", false
+	}
+	open := i - 1
+	ts := chainStart(src, open)
+	for ts > 0 && src[ts-1] == '&' {
+		ts--
+	}
+	typ := strings.TrimLeft(src[ts:open], "&")
+	if typ == "" {
+		return "", false
+	}
+	return typ, true
+}
+
+// namedType resolves a type name as written in a composite literal: a
+// package's exported type (nn.GCNOptions) from the symbol tables, or a
+// type declared in the session.
+func (s *Session) namedType(name string) (reflect.Type, bool) {
+	parts := strings.Split(name, ".")
+	switch len(parts) {
+	case 2:
+		p := s.pkgPath(parts[0])
+		if p == "" {
+			return nil, false
+		}
+		v, ok := s.symbol(p, parts[1])
+		if !ok || v.Kind() != reflect.Pointer || !v.IsNil() {
+			return nil, false
+		}
+		return v.Type().Elem(), true
+	case 1:
+		if s.kind(name) != "type" || !s.mu.TryLock() {
+			return nil, false
+		}
+		defer s.mu.Unlock()
+		v, err := s.evalQuiet(name + "{}")
+		if err != nil || !v.IsValid() {
+			return nil, false
+		}
+		return v.Type(), true
+	}
+	return nil, false
+}
+
+// symbol returns member name of the compiled package at import path p
+// from the symbol tables.
+func (s *Session) symbol(p, name string) (reflect.Value, bool) {
+	pkg := s.pkgName(p)
+	for _, x := range s.opts.Symbols {
+		if m, ok := x[p+"/"+pkg]; ok {
+			if v, ok := m[name]; ok {
+				return v, true
+			}
+		}
+	}
+	return reflect.Value{}, false
 }
 
 func filterPrefix(names []string, prefix string) []string {
@@ -246,18 +662,7 @@ func valueMembers(v reflect.Value) []string {
 	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
 		add(reflect.PointerTo(t))
 	}
-	st := t
-	for st.Kind() == reflect.Pointer {
-		st = st.Elem()
-	}
-	if st.Kind() == reflect.Struct {
-		for i := 0; i < st.NumField(); i++ {
-			if f := st.Field(i); f.IsExported() {
-				out = append(out, f.Name)
-			}
-		}
-	}
-	return out
+	return append(out, structFields(t)...)
 }
 
 func completeFile(prefix string) []string {
@@ -317,7 +722,9 @@ func (s *Session) Inspect(src string, cursor int) (doc string, ok bool) {
 }
 
 // Doc returns the documentation of a qualified name such as "tensor.Zeros",
-// "fmt.Println", "x" or "model.W"; it is what :doc NAME prints.
+// "fmt.Println", a method "tensor.Tensor.Reshape", a field of a package's
+// type "nn.GCNOptions.HiddenFeats", a variable "x", or a variable's field
+// or method "model.Layers", "model.Forward"; it is what :doc NAME prints.
 func (s *Session) Doc(name string) (string, bool) {
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -341,6 +748,18 @@ func (s *Session) describe(parts []string) (string, bool) {
 		}
 		if len(parts) == 2 {
 			return s.describeSymbol(p, pkg, parts[1])
+		}
+		// A field of a package's struct type: nn.GCNOptions.HiddenFeats.
+		if len(parts) == 3 {
+			if t, ok := s.namedType(parts[0] + "." + parts[1]); ok && t.Kind() == reflect.Struct {
+				if f, ok := t.FieldByName(parts[2]); ok && f.IsExported() {
+					d := fmt.Sprintf("field %s %s of %s.%s", f.Name, f.Type, pkg, parts[1])
+					if td, ok := s.opts.Docs[pkg+"."+parts[1]]; ok {
+						d += "\n\n" + td
+					}
+					return d, true
+				}
+			}
 		}
 		return "", false
 	}
@@ -482,4 +901,41 @@ func (s *Session) evalQuiet(expr string) (v reflect.Value, err error) {
 		}
 	}()
 	return s.in.Eval(expr)
+}
+
+// docMiss explains why Doc found nothing for name: the first part of it
+// that does not resolve, and the members that would.
+func (s *Session) docMiss(name string) string {
+	parts := strings.Split(strings.TrimSpace(name), ".")
+	if p := s.pkgPath(parts[0]); p != "" {
+		if len(parts) > 1 {
+			if _, ok := s.symbol(p, parts[1]); !ok {
+				return fmt.Sprintf("package %s has no exported %s", parts[0], parts[1])
+			}
+		}
+		return "no documentation for " + name
+	}
+	v, ok := s.lookupValue(parts[:1])
+	if !ok {
+		if len(parts) == 1 && s.kind(parts[0]) == "" {
+			return fmt.Sprintf("%s is not a package, variable, function, type or builtin of this session", parts[0])
+		}
+		return "no documentation for " + name
+	}
+	for i, f := range parts[1:] {
+		t := deref(v)
+		if t.IsValid() && t.Kind() == reflect.Struct {
+			if fv := t.FieldByName(f); fv.IsValid() && fv.CanInterface() {
+				v = fv
+				continue
+			}
+		}
+		if _, ok := selectType(v.Type(), f); ok {
+			return "no documentation for " + name
+		}
+		members := filterPrefix(valueMembers(v), "")
+		return fmt.Sprintf("%s (%s) has no field or method %s; it has: %s",
+			strings.Join(parts[:i+1], "."), typeString(v), f, strings.Join(members, ", "))
+	}
+	return "no documentation for " + name
 }

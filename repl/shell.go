@@ -27,6 +27,9 @@ type ShellOptions struct {
 	// In, Out and Err are the shell's streams (default the process's). The
 	// shell is interactive (readline, prompts, history, completion) when In
 	// is a terminal; otherwise it reads In as a stream of lines (RunLines).
+	// When Out or Err is a LineEndWriter that is also the session's Stdout
+	// or Stderr, the interactive shell ends a line that a cell's output
+	// left open (fmt.Print("x")) before it draws the next prompt.
 	In       *os.File
 	Out, Err io.Writer
 	// HistoryFile keeps the input history across sessions (default
@@ -162,6 +165,9 @@ func RunShell(s *Session, opts ShellOptions) error {
 		res, err := evalOrCommand(ctx, s, src, opts.Out)
 		close(done)
 		cancel()
+		// Output without a final newline would sit where the next
+		// prompt is drawn, and readline redraws over it.
+		endLines(opts.Out, opts.Err)
 		if errors.Is(err, ErrQuit) {
 			return nil
 		}

@@ -150,6 +150,17 @@ func MemoryAllocated(device string) int64 { return statsFor(device).allocated.Lo
 
 // MaxMemoryAllocated returns the peak of MemoryAllocated on device since the
 // start or the last ResetPeakMemoryStats.
+//
+// It is not deterministic by itself: bytes are counted when a tensor is
+// allocated and released when the garbage collector frees it (or, on a
+// GPU, at Tensor.Free), so the peak after ordinary code includes garbage
+// not yet collected and varies with collection timing from run to run: an
+// upper bound of the peak of reachable tensors. For a peak that is the
+// same on every run, and comparable across configurations, use
+// memplan.Measure, which collects garbage at the start and end of every op
+// so that the peak counts exactly the reachable tensors, as PyTorch's
+// reference counting would free them (TestMeasureDeterministic in memplan
+// checks it).
 func MaxMemoryAllocated(device string) int64 { return statsFor(device).peak.Load() }
 
 // ResetPeakMemoryStats sets the peak of device to its current allocation.

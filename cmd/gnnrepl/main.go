@@ -8,7 +8,17 @@
 //	gnnrepl kernel -f CONNECTION_FILE    the Jupyter kernel (gnnrepl kernel install writes the kernelspec)
 //	gnnrepl version
 //
-// --data DIR sets GNNREPL_DATA, the directory dataset loaders read.
+// --data DIR sets GNNREPL_DATA, the directory dataset loaders read. With
+// --data, the shell and run refuse (status 2) a DIR that does not exist or
+// lacks Cora's files (DIR/cora/ind.cora.*), which the session preloads as
+// ds and g; without it (GNNREPL_DATA or the user cache directory) a missing
+// Cora is replaced by a synthetic graph of the same shape, announced on
+// standard error.
+//
+// gnnrepl kernel install refuses (status 2) to run from a `go run` binary,
+// which is deleted when it exits, unless --executable names the binary the
+// kernelspec should start.
+//
 // GNNREPL_BLAS=gonum keeps gonum's pure-Go BLAS even where OpenBLAS exists.
 // Exit status: 0 on success, 1 when a script or a piped shell session fails,
 // 2 on a usage error.
@@ -21,11 +31,13 @@ import (
 	"fmt"
 	"github.com/gnnrepl/gnnrepl/internal/memrelease"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 
+	"github.com/gnnrepl/gnnrepl/datasets"
 	"github.com/gnnrepl/gnnrepl/dist"
 	"github.com/gnnrepl/gnnrepl/repl"
 	"golang.org/x/term"
@@ -42,7 +54,9 @@ commands:
   help            print this help
 
 flags (before or after the command):
-  --data DIR      data directory for the dataset loaders (sets GNNREPL_DATA)
+  --data DIR      data directory for the dataset loaders (sets GNNREPL_DATA); it must
+                  exist and hold cora/ (preloaded as ds); without --data a missing Cora
+                  is replaced by a synthetic graph, with a notice
 `
 
 func main() {
@@ -68,6 +82,12 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]
 	}
+	if data != "" && (cmd == "" || cmd == "run") {
+		if err := checkDataDir(data); err != nil {
+			fmt.Fprintln(stderr, "gnnrepl:", err)
+			return 2
+		}
+	}
 	switch cmd {
 	case "":
 		return shell(stdin, stdout, stderr)
@@ -81,6 +101,15 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "gnnrepl kernel: the Jupyter kernel is not built into this binary yet")
 			return 1
 		}
+		if len(args) > 0 && args[0] == "install" && !hasFlag(args[1:], "executable") {
+			if exe, err := os.Executable(); err == nil && goRunBinary(exe) {
+				fmt.Fprintf(stderr, "gnnrepl kernel install: this gnnrepl runs from %s, a temporary binary of `go run` "+
+					"that is deleted when it exits, so a kernelspec pointing at it would not start; "+
+					"build a lasting binary (go build -o ~/bin/gnnrepl ./cmd/gnnrepl, or go install ./cmd/gnnrepl) "+
+					"and run its `kernel install`, or pass --executable PATH naming one\n", exe)
+				return 2
+			}
+		}
 		return runKernel(args)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "gnnrepl", version())
@@ -92,6 +121,66 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "gnnrepl: unknown command %q\n", cmd)
 	fmt.Fprint(stderr, usage)
 	return 2
+}
+
+// goRunBinary reports whether exe is a binary that `go run` built: it
+// lies in a go-build work directory (…/go-build123/b001/exe/NAME), which
+// go run removes when the program exits, or in Go's build cache.
+func goRunBinary(exe string) bool {
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(exe)), "/")
+	for i := 0; i+2 < len(parts); i++ {
+		if strings.HasPrefix(parts[i], "go-build") && parts[i+2] == "exe" && i+4 == len(parts) {
+			return true
+		}
+	}
+	caches := []string{os.Getenv("GOCACHE")}
+	if c, err := os.UserCacheDir(); err == nil {
+		caches = append(caches, filepath.Join(c, "go-build"))
+	}
+	for _, c := range caches {
+		if c != "" && c != "off" && strings.HasPrefix(filepath.Clean(exe), filepath.Clean(c)+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFlag reports whether args set the flag name (-name, --name, with
+// "=value" or not).
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		a = strings.TrimLeft(a, "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDataDir refuses a data directory given with --data that does not
+// exist or lacks the Cora files the session preloads (as ds and g): only a
+// session started without --data falls back to a synthetic graph, and says
+// so (datasets.Preload).
+func checkDataDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--data %s: no such directory", dir)
+	case err != nil:
+		return fmt.Errorf("--data %s: %v", dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("--data %s: not a directory", dir)
+	}
+	if err := datasets.CheckPlanetoid(dir, "cora"); err != nil {
+		return fmt.Errorf("--data %s lacks the Cora dataset that the session preloads as ds and g: %v; "+
+			"put the eight ind.cora.* files in %s (gnnrepl doctor lists what the directory holds), "+
+			"or leave out --data (setting %s=%s instead) to start with a synthetic Cora-shaped graph",
+			dir, err, filepath.Join(dir, "cora"), datasets.DataDirEnv, dir)
+	}
+	return nil
 }
 
 // dataFlag takes --data DIR (or -data, --data=DIR) out of args wherever
@@ -138,6 +227,8 @@ func newSession(stdout, stderr io.Writer) (*repl.Session, error) {
 }
 
 func shell(stdin *os.File, stdout, stderr io.Writer) int {
+	// The shell ends a line the cell's output left open before its prompt.
+	stdout, stderr = repl.NewLineEndWriter(stdout), repl.NewLineEndWriter(stderr)
 	s, err := newSession(stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "gnnrepl:", err)

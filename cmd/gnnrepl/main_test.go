@@ -419,3 +419,173 @@ func TestDoctorUsesCUDALoaderPath(t *testing.T) {
 		t.Errorf("doctor does not report the loader's search of %s:\n%s", fake, out)
 	}
 }
+
+// TestDataDirExplicit: --data naming a missing directory, or one without
+// Cora, is an error naming the directory and what is missing; without
+// --data, a missing Cora falls back to a synthetic graph and says so.
+func TestDataDirExplicit(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.go")
+	os.WriteFile(script, []byte("fmt.Println(ds.Name)\n"), 0o644)
+	missing := filepath.Join(dir, "no-such-dir")
+	empty := filepath.Join(dir, "empty")
+	os.MkdirAll(filepath.Join(empty, "cora"), 0o755)
+	os.WriteFile(filepath.Join(empty, "cora", "ind.cora.x"), []byte("x"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--data", missing, "run", script}, []string{"--data " + missing + ": no such directory"}},
+		{[]string{"--data", script, "run", script}, []string{script + ": not a directory"}},
+		{[]string{"--data", empty, "run", script}, []string{"--data " + empty + " lacks the Cora dataset", filepath.Join(empty, "cora", "ind.cora.")}},
+		{[]string{"--data", missing}, []string{"no such directory"}}, // the shell too
+	} {
+		cmd := command(t, c.args...)
+		cmd.Stdin = strings.NewReader("1+1\n")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if code := exitCode(cmd.Run()); code != 2 || stdout.Len() != 0 {
+			t.Errorf("%v: exit %d, stdout %q, want 2 and nothing", c.args, code, stdout.String())
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("%v: stderr %q lacks %q", c.args, stderr.String(), w)
+			}
+		}
+	}
+	// The same directory through GNNREPL_DATA (no --data): the synthetic
+	// fallback, announced on stderr.
+	cmd := command(t, "run", script)
+	cmd.Env = append(cmd.Env, "GNNREPL_DATA="+empty)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || stdout.String() != "synthetic-cora\n" || !strings.Contains(stderr.String(), "using a synthetic graph") {
+		t.Errorf("GNNREPL_DATA without cora: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+	// No directory at all (an empty user cache): the same.
+	cmd = command(t, "run", script)
+	stdout.Reset()
+	stderr.Reset()
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || stdout.String() != "synthetic-cora\n" || !strings.Contains(stderr.String(), "using a synthetic graph") {
+		t.Errorf("no data directory: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+	// The shared data's Cora with --data: loaded.
+	shared := sharedDataDir(t)
+	if out, err := command(t, "--data", shared, "run", script).Output(); err != nil || string(out) != "cora\n" {
+		t.Errorf("--data %s: %v, %q", shared, err, out)
+	}
+}
+
+// TestKernelInstallFromGoRun: kernel install from a binary in a go run work
+// directory is refused and asks for --executable; with --executable it
+// installs.
+func TestKernelInstallFromGoRun(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{"/tmp/go-build950208260/b001/exe/gnnrepl", true},
+		{"/var/folders/x/T/go-build1/b001/exe/gnnrepl", true},
+		{"/home/u/go/bin/gnnrepl", false},
+		{"/tmp/go-build-notes/gnnrepl", false},
+	} {
+		if got := goRunBinary(c.path); got != c.want {
+			t.Errorf("goRunBinary(%q) = %v, want %v", c.path, got, c.want)
+		}
+	}
+	if !hasFlag([]string{"--user", "--executable=/x"}, "executable") || !hasFlag([]string{"-executable", "/x"}, "executable") || hasFlag([]string{"--user"}, "executable") {
+		t.Error("hasFlag")
+	}
+	// The test binary copied where go run would put it.
+	exe := filepath.Join(t.TempDir(), "go-build123", "b001", "exe", "gnnrepl")
+	os.MkdirAll(filepath.Dir(exe), 0o755)
+	b, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prefix := t.TempDir()
+	cmd := command(t, "kernel", "install", "--prefix", prefix)
+	cmd.Path = exe
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != 2 || !strings.Contains(stderr.String(), "--executable") || !strings.Contains(stderr.String(), "go run") {
+		t.Errorf("install from go run: exit %d, stderr %q", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(prefix, "share", "jupyter", "kernels", "gnnrepl", "kernel.json")); err == nil {
+		t.Error("a kernelspec was written")
+	}
+	cmd = command(t, "kernel", "install", "--prefix", prefix, "--executable", binary)
+	cmd.Path = exe
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("install --executable: %v: %s", err, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(prefix, "share", "jupyter", "kernels", "gnnrepl", "kernel.json")); err != nil || !strings.Contains(string(b), binary) {
+		t.Errorf("kernel.json: %v %s", err, b)
+	}
+}
+
+// TestShellPTYOpenLine: output without a trailing newline is ended before
+// the next prompt (readline would draw over it), and a cell without output
+// gets no blank line.
+func TestShellPTYOpenLine(t *testing.T) {
+	cmd := command(t)
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	term := &terminal{t: t, tty: tty}
+	go io.Copy(term, tty)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+		}
+	}()
+	term.expect("gnn> ")
+	term.send("x := 1\r")
+	term.expect("gnn> ")
+	term.send("fmt.Print(\"partial\", x)\r")
+	term.expect("partial1")
+	term.expect("gnn> ")
+	term.send("print(\"to-stderr\")\r")
+	term.expect("to-stderr")
+	term.expect("gnn> ")
+	term.send(":quit\r")
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the shell did not exit after :quit")
+	}
+	term.mu.Lock()
+	out := term.out.String()
+	term.mu.Unlock()
+	segment := func(after string) string {
+		i := strings.LastIndex(out, after) // the line as entered, after its redraws
+		if i < 0 {
+			t.Fatalf("no %q in %q", after, out)
+		}
+		rest := out[i+len(after):]
+		j := strings.Index(rest, "gnn> ")
+		if j < 0 {
+			t.Fatalf("no prompt after %q in %q", after, out)
+		}
+		return rest[:j]
+	}
+	if s := segment("partial1"); !strings.Contains(s, "\n") {
+		t.Errorf("no newline between the open output and the prompt: %q", s)
+	}
+	if s := segment("to-stderr\")"); strings.Count(s, "\n") < 2 {
+		t.Errorf("stderr output without a newline not ended: %q in %q", s, out)
+	}
+	if s := segment("x := 1"); strings.Count(s, "\n") > 1 {
+		t.Errorf("a blank line after a cell without output: %q", s)
+	}
+}
