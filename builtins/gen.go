@@ -20,6 +20,7 @@ package builtins
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/metrics
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/checkpoint
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/dist
+//go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/must
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/builtins/display
 
 // The doc table must come after the symbol tables.

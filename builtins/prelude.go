@@ -36,6 +36,7 @@ const PreludeImports = `import (
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/memplan"
 	"github.com/gnnrepl/gnnrepl/metrics"
+	"github.com/gnnrepl/gnnrepl/must"
 	"github.com/gnnrepl/gnnrepl/nn"
 	"github.com/gnnrepl/gnnrepl/optim"
 	"github.com/gnnrepl/gnnrepl/profile"
