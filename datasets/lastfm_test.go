@@ -187,3 +187,14 @@ func TestRecDatasetArgumentErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLoadLastFM parses the three files and builds both graphs and
+// the split.
+func BenchmarkLoadLastFM(b *testing.B) {
+	dir := sharedData(b)
+	for i := 0; i < b.N; i++ {
+		if _, err := LoadLastFM(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
