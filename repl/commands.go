@@ -83,6 +83,12 @@ func (s *Session) RunCommand(ctx context.Context, line string, out io.Writer) (R
 	name, arg, _ := strings.Cut(line, " ")
 	arg = strings.TrimSpace(arg)
 	switch name {
+	case ":vars", ":mem", ":reset", ":quit", ":q":
+		if arg != "" {
+			return Result{}, fmt.Errorf("%s takes no argument (got %q)", name, arg)
+		}
+	}
+	switch name {
 	case ":help", ":h", ":?":
 		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 		for _, c := range commands {
@@ -90,7 +96,7 @@ func (s *Session) RunCommand(ctx context.Context, line string, out io.Writer) (R
 		}
 		fmt.Fprintln(tw, "Ctrl-C\tinterrupt the running code (or clear the line)")
 		fmt.Fprintln(tw, "Tab\tcomplete names, package members, fields and methods")
-		fmt.Fprintln(tw, "errors\tv := must.Dataset(datasets.LoadPlanetoid(\"cora\", \"\")) is the value or fails the cell (import \"github.com/gnnrepl/gnnrepl/must\"; must.OK(err) for any call)")
+		fmt.Fprintln(tw, "errors\tv := must.Dataset(datasets.LoadPlanetoid(\"cora\", \"\")) is the value or fails the cell (must.OK(err) for any call)")
 		return Result{}, tw.Flush()
 	case ":doc":
 		if arg == "" {
@@ -118,6 +124,9 @@ func (s *Session) RunCommand(ctx context.Context, line string, out io.Writer) (R
 		res, err := s.Eval(ctx, arg)
 		wall := time.Since(t0)
 		runtime.ReadMemStats(&after)
+		if _, notRun := errors.AsType[*CompileError](err); notRun {
+			return res, err // it did not run: no time to report
+		}
 		fmt.Fprintf(out, "time: %v, allocated: %s in %d allocations\n", wall.Round(time.Microsecond),
 			bytesString(after.TotalAlloc-before.TotalAlloc), after.Mallocs-before.Mallocs)
 		return res, err

@@ -93,3 +93,20 @@ func TestMustIdiom(t *testing.T) {
 		t.Errorf("bad = %s after the failing cell", r.Text)
 	}
 }
+
+// :time of code that does not compile reports the error and no time (it
+// never ran); commands without arguments refuse one instead of ignoring it.
+func TestCommandArguments(t *testing.T) {
+	s := newPreludeSession(t)
+	var out strings.Builder
+	_, err := s.RunCommand(context.Background(), ":time undefinedName + 1", &out)
+	if err == nil || strings.Contains(out.String(), "time: ") {
+		t.Fatalf(":time of a compile error: err %v, output %q", err, out.String())
+	}
+	for _, line := range []string{":vars extra", ":mem extra", ":reset now"} {
+		out.Reset()
+		if _, err := s.RunCommand(context.Background(), line, &out); err == nil || !strings.Contains(err.Error(), "takes no argument") {
+			t.Errorf("%s: err %v", line, err)
+		}
+	}
+}
