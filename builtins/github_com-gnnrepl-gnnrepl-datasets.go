@@ -102,7 +102,6 @@ func init() {
 		"RMATOptions":         reflect.ValueOf((*datasets.RMATOptions)(nil)),
 		"RecDataset":          reflect.ValueOf((*datasets.RecDataset)(nil)),
 		"SNAPEdgeList":        reflect.ValueOf((*datasets.SNAPEdgeList)(nil)),
-		"SyntheticMAGDataset": reflect.ValueOf((*datasets.SyntheticMAGDataset)(nil)),
 		"SyntheticMAGOptions": reflect.ValueOf((*datasets.SyntheticMAGOptions)(nil)),
 		"SyntheticOptions":    reflect.ValueOf((*datasets.SyntheticOptions)(nil)),
 		"Triple":              reflect.ValueOf((*datasets.Triple)(nil)),

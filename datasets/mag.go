@@ -40,40 +40,6 @@ type SyntheticMAGOptions struct {
 	Seed      uint64
 }
 
-// SyntheticMAGDataset is the heterograph made by SyntheticMAG, paper
-// classification as in ogbn-mag. It has the fields of the package's
-// other heterogeneous node-classification datasets.
-type SyntheticMAGDataset struct {
-	Name string
-	// Graph has node types author, field_of_study, institution and paper
-	// and canonical edge types (author, affiliated_with, institution),
-	// (author, writes, paper), (paper, cites, paper), (paper, has_topic,
-	// field_of_study) and, unless NoReverse, (institution,
-	// rev_affiliated_with, author), (paper, rev_writes, author) and
-	// (field_of_study, rev_has_topic, paper). Papers have node data "feat"
-	// (N_paper, NumFeatures) float32, "label" int64, "train_mask",
-	// "val_mask" and "test_mask" (bool); the other types are featureless,
-	// as in ogbn-mag.
-	Graph           *graph.Graph
-	PredictCategory string // "paper"
-	NumClasses      int
-	// Labels is (N_paper) int64.
-	Labels *tensor.Tensor
-	// TrainIdx, ValIdx and TestIdx are paper ids, (n) int64, about
-	// ogbn-mag's fractions (85.5%, 8.8%, 5.7%).
-	TrainIdx, ValIdx, TestIdx *tensor.Tensor
-}
-
-func (d *SyntheticMAGDataset) String() string {
-	s := fmt.Sprintf("SyntheticMAGDataset(%s:", d.Name)
-	for _, nt := range d.Graph.NTypes() {
-		s += fmt.Sprintf(" %s=%d", nt, d.Graph.NumNodesOf(nt))
-	}
-	return s + fmt.Sprintf(", %d edges of %d relations, category %q, %d classes, train=%d, val=%d, test=%d)",
-		d.Graph.NumEdges(), len(d.Graph.CanonicalETypes()), d.PredictCategory, d.NumClasses,
-		d.TrainIdx.Size(0), d.ValIdx.Size(0), d.TestIdx.Size(0))
-}
-
 // ogbn-mag's node and edge counts.
 const (
 	magPapers       = 736_389
@@ -86,7 +52,16 @@ const (
 	magAffiliated   = 1_043_998
 )
 
-// SyntheticMAG builds the graph o describes. The model: every paper has a
+// SyntheticMAG builds the graph o describes, paper classification as in
+// ogbn-mag, as a HeteroDataset: node types author, field_of_study,
+// institution and paper; canonical edge types (author, affiliated_with,
+// institution), (author, writes, paper), (paper, cites, paper), (paper,
+// has_topic, field_of_study) and, unless NoReverse, (institution,
+// rev_affiliated_with, author), (paper, rev_writes, author) and
+// (field_of_study, rev_has_topic, paper). Papers have node data "feat"
+// (N_paper, NumFeatures) float32, "label" int64, "train_mask", "val_mask"
+// and "test_mask" (bool), the split about ogbn-mag's fractions (85.5%,
+// 8.8%, 5.7%); the other types are featureless, as in ogbn-mag. The model: every paper has a
 // class (uniform), every author, field and institution a home class (its
 // id's hash); features are the paper's class centroid (N(0, 1) per class)
 // plus N(0, Noise^2) noise. Each edge's endpoints are drawn with power-law
@@ -97,7 +72,7 @@ const (
 // keyed by (Seed, relation, chunk), on GOMAXPROCS goroutines: the graph is
 // the same on every machine. Errors wrap ErrArgument and name a negative
 // or non-finite Scale, sizes below 1 or a Homophily outside [0, 1].
-func SyntheticMAG(o SyntheticMAGOptions) (*SyntheticMAGDataset, error) {
+func SyntheticMAG(o SyntheticMAGOptions) (*HeteroDataset, error) {
 	const op = "datasets.SyntheticMAG"
 	if o.Scale == 0 {
 		o.Scale = 1
@@ -260,7 +235,7 @@ func SyntheticMAG(o SyntheticMAGOptions) (*SyntheticMAGDataset, error) {
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 	}
-	return &SyntheticMAGDataset{Name: fmt.Sprintf("synthetic-mag(scale=%g)", o.Scale), Graph: g, PredictCategory: "paper",
+	return &HeteroDataset{Name: fmt.Sprintf("synthetic-mag(scale=%g)", o.Scale), Graph: g, PredictCategory: "paper",
 		NumClasses: c, Labels: labels, TrainIdx: tensor.FromInt64(idx[0]), ValIdx: tensor.FromInt64(idx[1]), TestIdx: tensor.FromInt64(idx[2])}, nil
 }
 

@@ -13,7 +13,7 @@ import (
 
 var benchMAG struct {
 	once sync.Once
-	d    *datasets.SyntheticMAGDataset
+	d    *datasets.HeteroDataset
 	err  error
 }
 
