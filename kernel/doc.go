@@ -22,7 +22,9 @@
 //
 // Control requests (interrupt_request, shutdown_request, kernel_info_request)
 // are served on their own goroutine, so an interrupt reaches a cell that is
-// still running on the shell channel. The cell itself runs behind the small
+// still running on the shell channel. An interrupt also stops, while the
+// kernel is idle, the goroutines earlier cells left running, when the
+// Session implements Interrupter (ReplSession does). The cell itself runs behind the small
 // Session interface; NewReplSession adapts the repl package's evaluation
 // session to it, and tests drive the kernel with fakes.
 //

@@ -50,3 +50,55 @@ func Err() error {
 	}
 	return nil
 }
+
+// session is the context Session returns: cancelled by CancelSession.
+type session struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+var sess atomic.Pointer[session]
+
+func newSession() *session {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &session{ctx, cancel}
+}
+
+// Session returns the context of work that outlives a cell: it is
+// cancelled at the session's next interrupt (Ctrl-C in the shell,
+// interrupt_request in Jupyter), whether a cell is running then or the
+// session is idle, and a fresh one is made for code that asks afterwards.
+// A goroutine a cell starts takes it once, when it starts, and stops when
+// its Done channel closes:
+//
+//	ctx := runctx.Session()
+//	go func() {
+//		for {
+//			select {
+//			case <-ctx.Done():
+//				return
+//			case x := <-work:
+//				...
+//			}
+//		}
+//	}()
+//
+// (An interpreted goroutine is stopped at its next step by the interrupt in
+// any case; the context is what a compiled call it makes, such as an HTTP
+// request or a sleep in a select, can observe.)
+func Session() context.Context {
+	for {
+		if s := sess.Load(); s != nil {
+			return s.ctx
+		}
+		sess.CompareAndSwap(nil, newSession())
+	}
+}
+
+// CancelSession cancels the context Session returned and replaces it with
+// a fresh one. Sessions call it on every interrupt; engine code does not.
+func CancelSession() {
+	if s := sess.Swap(newSession()); s != nil {
+		s.cancel()
+	}
+}
