@@ -93,9 +93,11 @@ func TestReplErrors(t *testing.T) {
 func TestReplInterruptInfiniteLoop(t *testing.T) {
 	_, c := startRepl(t)
 	c.execute("n := 0", nil)
-	id := c.send(c.shell, "execute_request", map[string]any{"code": "for { n++ }"})
-	c.waitIOPub(id, "execute_input")
-	// The interrupt may reach the kernel before the loop runs; repeat it
+	// The loop says when it has run an iteration: an interrupt sent before
+	// that would stop the cell before its loop (n would stay 0).
+	id := c.send(c.shell, "execute_request", map[string]any{"code": "for {\n\tn++\n\tif n == 1 {\n\t\tfmt.Println(\"looping\")\n\t}\n}"})
+	c.waitIOPub(id, "stream")
+	// The interrupt may still reach a frame yaegi creates later; repeat it
 	// until the cell ends.
 	for {
 		c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
