@@ -57,7 +57,10 @@ type session struct {
 	cancel context.CancelFunc
 }
 
-var sess atomic.Pointer[session]
+var (
+	sess       atomic.Pointer[session]
+	interrupts atomic.Uint64
+)
 
 func newSession() *session {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -96,9 +99,17 @@ func Session() context.Context {
 }
 
 // CancelSession cancels the context Session returned and replaces it with
-// a fresh one. Sessions call it on every interrupt; engine code does not.
+// a fresh one, and counts an interrupt (Interrupts). Sessions call it on
+// every interrupt, of a cell or of an idle session; engine code does not.
 func CancelSession() {
+	interrupts.Add(1)
 	if s := sess.Swap(newSession()); s != nil {
 		s.cancel()
 	}
 }
+
+// Interrupts returns the number of interrupts so far (CancelSession calls).
+// Engine state that spans calls compares it between two calls to learn
+// that the code using it was interrupted in between: the DataLoader's
+// next Next after a cell stopped mid-epoch (LoaderOptions.OnInterrupt).
+func Interrupts() uint64 { return interrupts.Load() }

@@ -93,6 +93,25 @@ type LoaderOptions struct {
 	// an epoch cover every seed. The zero value (Size 0 or 1) is no sharding.
 	// dist.Comm.Shard returns the value for a communicator.
 	Shard Shard
+	// OnInterrupt says what the next Next does after an interrupt (Ctrl-C
+	// in the shell, interrupt_request in Jupyter: runctx) that came while
+	// an epoch was in progress, whether inside Next (which then returned
+	// false with Err the context's error) or in the code between two calls
+	// (the cell stopped in its loop body):
+	//
+	//	"restart" (or "", the default): the interrupted epoch is dropped and
+	//	          the next Next starts the following epoch at its first batch
+	//	          (new shuffle, new samples), as re-iterating a DGL or
+	//	          PyTorch DataLoader does;
+	//	"resume":  the next Next hands out the batch after the last one
+	//	          handed out, of the same epoch (the batch Next was waiting
+	//	          for when the interrupt came inside it), so that the epoch
+	//	          is completed exactly once.
+	//
+	// Either way the rest of the epoch never runs unasked for. An epoch is
+	// counted interrupted when any interrupt of the session came between
+	// two calls of its Next (runctx.Interrupts).
+	OnInterrupt string
 }
 
 // Shard is a rank and a number of ranks (LoaderOptions.Shard).
@@ -114,13 +133,17 @@ type Shard struct {
 // to Next starts the next epoch (new shuffle, new samples). Next stops, and
 // Err returns the context's error, when the running evaluation is cancelled
 // (runctx, Ctrl-C in the shell); the batches handed out so far stay valid.
+// The next Next after an interrupt that came mid-epoch, inside Next or
+// between two calls, starts the following epoch or resumes the interrupted
+// one, as LoaderOptions.OnInterrupt says.
 // A DataLoader is not safe for concurrent use; its workers are internal.
 type DataLoader struct {
 	src *source
 	ctl *control
 
 	nextEpoch int
-	nextBatch int // the batch the next epoch starts at (LoadStateDict)
+	nextBatch int    // the batch the next epoch starts at (LoadStateDict)
+	seen      uint64 // runctx.Interrupts() at the last Next
 	cur       *epochRun
 	batch     *batchResult
 	err       error
@@ -262,6 +285,13 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 	if opts.Shard.Size == 0 {
 		opts.Shard.Size = 1
 	}
+	switch opts.OnInterrupt {
+	case "":
+		opts.OnInterrupt = "restart"
+	case "restart", "resume":
+	default:
+		return nil, fmt.Errorf("%s: OnInterrupt %q; want \"restart\" (the default) or \"resume\": %w", name, opts.OnInterrupt, ErrArgument)
+	}
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1
 	}
@@ -344,7 +374,7 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 	}
 	bytes := int64(len(s.seeds)) * 8
 	tensor.CountBytes("cpu", bytes)
-	dl := &DataLoader{src: s, ctl: &control{}}
+	dl := &DataLoader{src: s, ctl: &control{}, seen: runctx.Interrupts()}
 	runtime.AddCleanup(s, func(n int64) { tensor.CountBytes("cpu", -n) }, bytes)
 	dl.cleanup = runtime.AddCleanup(dl, func(c *control) { c.set(nil) }, dl.ctl)
 	return dl, nil
@@ -472,8 +502,14 @@ func (dl *DataLoader) Next() bool {
 		return false
 	}
 	if err := runctx.Err(); err != nil {
-		dl.finish(err)
+		dl.interrupted(err)
 		return false
+	}
+	if n := runctx.Interrupts(); n != dl.seen {
+		dl.seen = n
+		if dl.cur != nil && dl.src.opts.OnInterrupt == "restart" {
+			dl.finish(nil) // the epoch was interrupted between two calls
+		}
 	}
 	if dl.cur == nil {
 		dl.start()
@@ -483,6 +519,9 @@ func (dl *DataLoader) Next() bool {
 		dl.finish(nil)
 		return false
 	}
+	if r.pipe == nil && dl.src.opts.NumWorkers > 0 {
+		dl.startPipeline(r) // resuming an epoch interrupted inside Next
+	}
 	var b *batchResult
 	var err error
 	if r.pipe != nil {
@@ -491,12 +530,32 @@ func (dl *DataLoader) Next() bool {
 		b, err = dl.src.produce(r, r.next)
 	}
 	if err != nil {
-		dl.finish(err)
+		if ctxErr := runctx.Err(); ctxErr != nil {
+			dl.interrupted(ctxErr)
+		} else {
+			dl.finish(err)
+		}
 		return false
 	}
 	r.next++
 	dl.batch = b
 	return true
+}
+
+// interrupted ends a call of Next that saw the running evaluation
+// cancelled: the epoch is dropped ("restart"), or its workers are stopped
+// and its position kept for the next call ("resume"). Err returns err.
+func (dl *DataLoader) interrupted(err error) {
+	dl.seen = runctx.Interrupts()
+	if dl.cur == nil || dl.src.opts.OnInterrupt == "restart" {
+		dl.finish(err)
+		return
+	}
+	if dl.cur.pipe != nil {
+		dl.ctl.set(nil)
+		dl.cur.pipe = nil
+	}
+	dl.batch, dl.err = nil, err
 }
 
 // shardLen is the number of seeds of this rank per epoch (all of them
@@ -540,13 +599,20 @@ func (dl *DataLoader) start() {
 		rng.Shuffle(len(r.order), func(i, j int) { r.order[i], r.order[j] = r.order[j], r.order[i] })
 	}
 	r.order = s.shard(r.order)
-	if s.opts.NumWorkers > 0 && r.numBatches > 0 {
-		// No more workers or queued batches than the epoch has batches.
-		workers := min(s.opts.NumWorkers, r.numBatches)
-		r.pipe = startPipeline(s, r, workers, min(workers*s.opts.PrefetchFactor, r.numBatches))
-		dl.ctl.set(r.pipe)
+	if s.opts.NumWorkers > 0 && r.numBatches > r.next {
+		dl.startPipeline(r)
 	}
 	dl.cur = r
+}
+
+// startPipeline starts the workers of r from its next batch.
+func (dl *DataLoader) startPipeline(r *epochRun) {
+	s := dl.src
+	// No more workers or queued batches than the epoch has batches left.
+	left := r.numBatches - r.next
+	workers := min(s.opts.NumWorkers, left)
+	r.pipe = startPipeline(s, r, workers, min(workers*s.opts.PrefetchFactor, left))
+	dl.ctl.set(r.pipe)
 }
 
 // finish ends the epoch in progress with err, stopping and joining its
