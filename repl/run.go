@@ -73,8 +73,9 @@ func (in internals) cancelChan(i *interp.Interpreter) *bool {
 // started (a goroutine's frames keep the done channel of the run that
 // started it), not only the running cell's.
 type stopper struct {
-	mu   sync.Mutex
-	done chan struct{} // nil after a stop, until the next arm
+	mu    sync.Mutex
+	done  chan struct{} // nil after a stop, until the next arm
+	stops atomic.Uint64 // number of stop calls
 }
 
 // arm prepares i for a cancellable run: the same steps as yaegi's
@@ -100,6 +101,7 @@ func (st *stopper) arm(i *interp.Interpreter) {
 func (st *stopper) stop(i *interp.Interpreter) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.stops.Add(1)
 	atomic.AddUint64(yaegi.id(i), 1)
 	if st.done != nil {
 		close(st.done)

@@ -931,10 +931,22 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 	defer cancel()
 	s.at.Store(0)
 	s.trace.begin()
+	stops := s.st.stops.Load()
 	e := start(ctx, s.in, &s.st, prog, runctx.Set, &s.trace.main)
 	select {
 	case <-e.fin:
 	case <-ctx.Done():
+		select {
+		case <-e.fin:
+			if s.st.stops.Load() == stops {
+				// The program had run to its end, unstopped, when the
+				// interrupt came: nothing was cut short, so its result
+				// stands (a next unit of the cell sees the cancelled
+				// context and is not run).
+				return s.finished(ctx, e, prog)
+			}
+		default:
+		}
 		runctx.CancelSession()
 		if e.stop != nil {
 			e.stop()
@@ -964,6 +976,11 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 			}
 		}
 	}
+	return s.finished(ctx, e, prog)
+}
+
+// finished returns the result of the program e ran to its end.
+func (s *Session) finished(ctx context.Context, e *execution, prog *interp.Program) (reflect.Value, error) {
 	frames := s.trace.end()
 	s.rec.reclaim(s.in, prog)
 	if e.err == nil {
