@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gnnrepl/gnnrepl/internal/engerr"
+	"github.com/gnnrepl/gnnrepl/runctx"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -147,7 +148,11 @@ type Analysis struct {
 // It builds g's CSC and CSR adjacencies when they are not built yet (a
 // homogeneous graph keeps them). Time and extra memory are linear in nodes
 // and edges. It panics with *Error when the label data is not a 1-D int64
-// tensor.
+// tensor. When the running evaluation is cancelled (runctx: Ctrl-C, a
+// Jupyter interrupt) it stops before its next pass and panics with an
+// *Error wrapping the context's error (errors.Is(err, context.Canceled)),
+// which a session reports as the cell's interrupt, nothing assigned;
+// outside a session runctx is never cancelled.
 func Analyze(g *Graph, opts AnalyzeOptions) *Analysis {
 	if opts.LabelKey == "" {
 		opts.LabelKey = "label"
@@ -164,7 +169,9 @@ func Analyze(g *Graph, opts AnalyzeOptions) *Analysis {
 		a.NumEdgesPerType = append(a.NumEdgesPerType, len(r.src))
 		a.NumEdges += len(r.src)
 	}
+	interrupted()
 	v := homogeneousView(g)
+	interrupted()
 	inDeg, outDeg := v.in.InDegrees(), v.out.InDegrees()
 	a.InDegree, a.OutDegree = degreeStats(inDeg), degreeStats(outDeg)
 	a.DegreeHistogram = degreeHistogram(inDeg, outDeg)
@@ -173,18 +180,30 @@ func Analyze(g *Graph, opts AnalyzeOptions) *Analysis {
 			a.IsolatedNodes++
 		}
 	}
+	interrupted()
 	a.SelfLoops, a.DuplicateEdges, a.Reciprocity = edgeStructure(v)
+	interrupted()
 	a.NumComponents, a.ComponentSizes = components(v.n, v.src, v.dst)
 	if len(a.ComponentSizes) > 0 {
 		a.LargestComponent = a.ComponentSizes[0]
 	}
+	interrupted()
 	if labels := v.labels(g, opts.LabelKey); labels != nil {
 		a.HasLabels = true
 		a.NumClasses, a.EdgeHomophily, a.NodeHomophily = homophily(labels, v)
 	}
+	interrupted()
 	a.Memory = footprint(g)
 	a.Advice = advise(g, a, opts, inDeg, outDeg)
 	return a
+}
+
+// interrupted panics with runctx's error when the running evaluation is
+// cancelled (Analyze has no error result).
+func interrupted() {
+	if err := runctx.Err(); err != nil {
+		panicf(err, "Analyze: interrupted")
+	}
 }
 
 // view is a graph's homogeneous view: global node ids, one edge list and

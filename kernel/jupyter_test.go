@@ -97,3 +97,26 @@ func runPython(t *testing.T, jupyterPath string, args ...string) (string, error)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// TestJupyterStartup times start_new_kernel (testdata/startup_check.py)
+// for the gnnrepl binary (cmd/gnnrepl, which re-executes itself for lazy
+// memory release and listens on the connection file's ports from an init
+// function) and for ipykernel when installed, and logs both: timing is
+// reported, not asserted (go test -v -run TestJupyterStartup ./kernel).
+func TestJupyterStartup(t *testing.T) {
+	needJupyter(t, "jupyter_client")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "gnnrepl")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/gnnrepl").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	prefix := filepath.Join(dir, "prefix")
+	if out, err := exec.Command(bin, "kernel", "install", "--prefix", prefix, "--name", "gnnrepl-startup").CombinedOutput(); err != nil {
+		t.Fatalf("kernel install: %v\n%s", err, out)
+	}
+	out, err := runPython(t, filepath.Join(prefix, "share", "jupyter"), "testdata/startup_check.py", "5", "gnnrepl-startup", "python3")
+	t.Logf("%s", out)
+	if err != nil || !strings.Contains(out, "gnnrepl-startup: start_new_kernel to ready") {
+		t.Fatalf("startup check failed: %v", err)
+	}
+}

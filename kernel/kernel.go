@@ -611,12 +611,16 @@ func errorReply(ename, evalue string, tb []string) map[string]any {
 	return map[string]any{"status": "error", "ename": ename, "evalue": evalue, "traceback": tb}
 }
 
-// interrupt cancels the running cell, if any.
+// interrupt cancels the running cell, if any, and stops the session's
+// background work (Interrupter).
 func (k *Kernel) interrupt() {
 	k.runMu.Lock()
-	defer k.runMu.Unlock()
 	if k.cancelCell != nil {
 		k.cancelCell(ErrInterrupted)
+	}
+	k.runMu.Unlock()
+	if i, ok := k.sess.(Interrupter); ok {
+		i.Interrupt()
 	}
 }
 

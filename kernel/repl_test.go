@@ -93,9 +93,11 @@ func TestReplErrors(t *testing.T) {
 func TestReplInterruptInfiniteLoop(t *testing.T) {
 	_, c := startRepl(t)
 	c.execute("n := 0", nil)
-	id := c.send(c.shell, "execute_request", map[string]any{"code": "for { n++ }"})
-	c.waitIOPub(id, "execute_input")
-	// The interrupt may reach the kernel before the loop runs; repeat it
+	// The loop says when it has run an iteration: an interrupt sent before
+	// that would stop the cell before its loop (n would stay 0).
+	id := c.send(c.shell, "execute_request", map[string]any{"code": "for {\n\tn++\n\tif n == 1 {\n\t\tfmt.Println(\"looping\")\n\t}\n}"})
+	c.waitIOPub(id, "stream")
+	// The interrupt may still reach a frame yaegi creates later; repeat it
 	// until the cell ends.
 	for {
 		c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
@@ -338,4 +340,40 @@ func TestPreludeNoticeInFirstCell(t *testing.T) {
 	if got := stderr("2+2"); got != "" {
 		t.Errorf("second cell's stderr %q", got)
 	}
+}
+
+// TestReplGoroutines: a goroutine's panic fails the cell that runs, with
+// the go statement's position; interrupt_request while the kernel is idle
+// stops the goroutines cells left running, within a second.
+func TestReplGoroutines(t *testing.T) {
+	_, c := startRepl(t)
+	reply, _ := c.execute("ch := make(chan int)\ngo func() {\n\tpanic(\"in goroutine\")\n}()\n<-ch", nil)
+	if ev, _ := reply["evalue"].(string); reply["ename"] != "Panic" || !strings.Contains(ev, "panic in the goroutine started at In[1]:2:1: in goroutine") {
+		t.Errorf("goroutine panic: %v", reply)
+	}
+	if tb, _ := reply["traceback"].([]any); len(tb) == 0 || !strings.Contains(strings.Join(strings.Fields(fmtAny(tb)), " "), "In[1]:3:") {
+		t.Errorf("traceback %v does not name the goroutine's line", reply["traceback"])
+	}
+	c.execute("import \"sync/atomic\"\nvar n atomic.Int64\ngo func() {\n\tfor {\n\t\tn.Add(1)\n\t}\n}()", nil)
+	c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
+	start := time.Now()
+	for {
+		_, pub := c.execute("a := n.Load()\ntime.Sleep(50 * time.Millisecond)\nn.Load() - a", nil)
+		if len(pub) > 1 && content(t, pub[1])["data"].(map[string]any)["text/plain"] == "0" {
+			break
+		}
+		if time.Since(start) > time.Second {
+			t.Fatalf("the goroutine still runs a second after interrupt_request")
+		}
+	}
+}
+
+func fmtAny(v []any) string {
+	var b strings.Builder
+	for _, x := range v {
+		s, _ := x.(string)
+		b.WriteString(s)
+		b.WriteString("\n")
+	}
+	return b.String()
 }

@@ -42,6 +42,7 @@ type ReplSession struct {
 var (
 	_ Session       = (*ReplSession)(nil)
 	_ ExprEvaluator = (*ReplSession)(nil)
+	_ Interrupter   = (*ReplSession)(nil)
 )
 
 // NewReplSession starts a repl session with opts (repl.DefaultOptions() is
@@ -65,6 +66,11 @@ func NewReplSession(opts repl.Options) (*ReplSession, error) {
 	rs.notice = s.PreludeNotices()
 	return rs, nil
 }
+
+// Interrupt stops the running cell and every goroutine cells started
+// (repl.Session.Interrupt); the kernel calls it on interrupt_request, also
+// while no cell runs.
+func (r *ReplSession) Interrupt() { r.s.Interrupt() }
 
 // Repl returns the underlying session.
 func (r *ReplSession) Repl() *repl.Session { return r.s }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestSignatures: a message with a bad signature is dropped and logged, a
@@ -150,6 +151,11 @@ func TestRobustness(t *testing.T) {
 		c.sendRaw(c.control, r.frames)
 		if reply, _ := c.execute("result alive", nil); reply["status"] != "ok" {
 			t.Fatalf("%s: kernel did not answer the next execute_request: %v", r.name, reply)
+		}
+		// The control channel is served on its own goroutine: its log
+		// line may come after the shell's reply.
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(log.String(), r.log) && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
 		}
 		if !strings.Contains(log.String(), r.log) {
 			t.Errorf("%s: log lacks %q:\n%s", r.name, r.log, log.String())

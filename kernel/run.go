@@ -216,6 +216,18 @@ func (l *lazySession) Inspect(code string, cursor, detail int) (string, bool) {
 	return s.Inspect(code, cursor, detail)
 }
 
+// Interrupt forwards to the session when it is ready and implements
+// Interrupter (no cell can run before then).
+func (l *lazySession) Interrupt() {
+	select {
+	case <-l.ready:
+		if i, ok := l.s.(Interrupter); ok && l.err == nil {
+			i.Interrupt()
+		}
+	default:
+	}
+}
+
 func (l *lazySession) IsComplete(code string) (string, string) {
 	s, err := l.get(context.Background())
 	if err != nil {

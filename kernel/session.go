@@ -49,6 +49,16 @@ type ExprEvaluator interface {
 	EvalExpr(ctx context.Context, expr string) (data map[string]any, err error)
 }
 
+// Interrupter is implemented by a Session whose work can outlive a cell
+// (goroutines a cell started). The kernel calls Interrupt on every
+// interrupt_request (and SIGINT), after cancelling the running cell's
+// context if a cell runs, so that an interrupt stops that work also while
+// the kernel is idle. It must return promptly and be safe to call at any
+// time from any goroutine.
+type Interrupter interface {
+	Interrupt()
+}
+
 // ExecIO is the running cell's connection to the front end. All methods are
 // safe for concurrent use, including by goroutines the cell started, and
 // stay usable after the cell ends (late output is attributed to the cell,

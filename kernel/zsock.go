@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/gnnrepl/gnnrepl/kernel/internal/prebind"
 	"net"
 	"runtime/debug"
 	"strings"
@@ -234,9 +235,19 @@ func listen(network, addr string, typ zmq4.SocketType, name string, limit int64,
 	if limit <= 0 {
 		limit = DefaultMaxMessageSize
 	}
-	ln, err := net.Listen(network, addr)
-	if err != nil {
-		return nil, err
+	// The connection file's ports listen from an init function
+	// (kernel/internal/prebind), so that a client's first connect
+	// succeeds; take those sockets.
+	var ln net.Listener
+	if f := prebind.Take(network, addr); f != nil {
+		ln, _ = net.FileListener(f) // nil on error: bind again below
+		f.Close()
+	}
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen(network, addr); err != nil {
+			return nil, err
+		}
 	}
 	l := &listener{ln: ln, typ: typ, name: name, limit: limit, logf: logf, opening: map[net.Conn]struct{}{}, onPeer: onPeer}
 	l.wg.Add(1)

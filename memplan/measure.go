@@ -49,7 +49,8 @@ func (m Measurement) String() string {
 //
 // It returns an error wrapping ErrConfig when c is invalid or has no
 // Dataset (with "feat", "label" and TrainIdx), the feature store's and the
-// DataLoader's errors; a panic of the engine (a misuse)
+// DataLoader's errors, and, when the running evaluation is cancelled
+// (runctx), the context's error at the next step (no Measurement); a panic of the engine (a misuse)
 // propagates after the op hook is restored.
 func Measure(c Config, steps int) (Measurement, error) {
 	n, err := c.normalized()

@@ -11,6 +11,7 @@ import (
 	"github.com/gnnrepl/gnnrepl/internal/memwatch"
 	"github.com/gnnrepl/gnnrepl/nn"
 	"github.com/gnnrepl/gnnrepl/optim"
+	"github.com/gnnrepl/gnnrepl/runctx"
 	"github.com/gnnrepl/gnnrepl/sampling"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
@@ -148,6 +149,9 @@ func (r *runner) run(steps int) error {
 	r.resident = r.live()
 	if !c.Sampling {
 		for i := 0; i < steps; i++ {
+			if err := runctx.Err(); err != nil {
+				return err
+			}
 			opt.ZeroGrad()
 			settle()
 			r.setPhase(phForward)
@@ -180,6 +184,9 @@ func (r *runner) run(steps int) error {
 	}
 	defer dl.Close()
 	for i := 0; i < steps; i++ {
+		if err := runctx.Err(); err != nil {
+			return err
+		}
 		opt.ZeroGrad()
 		settle()
 		r.setPhase(phSample)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gnnrepl/gnnrepl/internal/engerr"
+	"github.com/gnnrepl/gnnrepl/runctx"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -28,7 +29,9 @@ var ErrNoFit = engerr.NewKind("memplan: no setting fits the memory budget", nil)
 // Steps that do not apply (already on, or checkpointing a one-layer model)
 // are skipped. The returned Config has every default filled in. It returns
 // an error wrapping ErrConfig when budget is not positive, Predict's errors, and an error wrapping ErrNoFit, naming the smallest
-// peak reached, when even batches of one node do not fit.
+// peak reached, when even batches of one node do not fit. When the running
+// evaluation is cancelled (runctx) it stops before the next setting and
+// returns c, no Plan and the context's error.
 func Suggest(c Config, budget int64) (Config, Plan, error) {
 	cur, err := c.normalized()
 	if err != nil {
@@ -39,6 +42,9 @@ func Suggest(c Config, budget int64) (Config, Plan, error) {
 	}
 	best := Plan{}
 	try := func(x Config) (Plan, bool, error) {
+		if err := runctx.Err(); err != nil {
+			return Plan{Config: c}, false, err
+		}
 		p, err := Predict(x)
 		if err != nil {
 			return p, false, err

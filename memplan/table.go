@@ -10,6 +10,7 @@ import (
 	"github.com/gnnrepl/gnnrepl/featstore"
 	"github.com/gnnrepl/gnnrepl/nn"
 	"github.com/gnnrepl/gnnrepl/optim"
+	"github.com/gnnrepl/gnnrepl/runctx"
 	"github.com/gnnrepl/gnnrepl/sampling"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
@@ -94,7 +95,10 @@ type Comparison struct {
 //
 // It returns an error naming the case for an invalid Config, a Baseline
 // that is not an earlier row, a missing Dataset, and the errors of Predict,
-// Measure and the DataLoader. Time goes as Measure's (a garbage collection
+// Measure and the DataLoader, with the rows done so far. When the running
+// evaluation is cancelled (runctx: Ctrl-C, a Jupyter interrupt) it stops
+// at the next training step or batch and returns nil and the context's
+// error (errors.Is(err, context.Canceled)). Time goes as Measure's (a garbage collection
 // per op) plus two epochs' worth of training.
 func Compare(cases []Case, o CompareOptions) (*Comparison, error) {
 	if o.MeasureSteps <= 0 {
@@ -103,7 +107,13 @@ func Compare(cases []Case, o CompareOptions) (*Comparison, error) {
 	out := &Comparison{}
 	for i, cs := range cases {
 		fail := func(err error) (*Comparison, error) {
+			if ctxErr := runctx.Err(); ctxErr != nil {
+				return nil, fmt.Errorf("memplan.Compare: interrupted in case %d (%q): %w", i, cs.Name, ctxErr)
+			}
 			return out, fmt.Errorf("memplan.Compare: case %d (%q): %w", i, cs.Name, err)
+		}
+		if err := runctx.Err(); err != nil {
+			return fail(err)
 		}
 		if cs.Baseline >= i || cs.Baseline < -1 {
 			return fail(fmt.Errorf("%w: Baseline %d must be -1 or an earlier case", ErrConfig, cs.Baseline))

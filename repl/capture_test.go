@@ -18,7 +18,9 @@ func TestCaptureFDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Fprintln(os.Stdout, "compiled stdout")
-	fmt.Fprintln(os.Stderr, "compiled stderr")
+	// Descriptor 2 directly: under go test -json (test2json) the testing
+	// package sets os.Stderr = os.Stdout, so os.Stderr is descriptor 1.
+	syscall.Write(2, []byte("compiled stderr\n"))
 	syscall.Write(1, []byte("raw fd 1\n"))
 	// Interpreted code printing through a session whose Stdout is os.Stdout.
 	opts := DefaultOptions()

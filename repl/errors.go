@@ -58,19 +58,32 @@ type PanicError struct {
 	Internal bool
 	// Hint suggests a way around a known interpreter limitation, or is empty.
 	Hint string
+	// Goroutine is set when the panic happened in a goroutine the
+	// session's code started: the position ("In[3]:4:2") of its go
+	// statement. Stack is then the goroutine's interpreted stack.
+	Goroutine string
+	// After is set when that goroutine panicked while no cell was running:
+	// the error is that of the next cell, which did not run.
+	After bool
 }
 
 func (e *PanicError) Error() string {
 	var b strings.Builder
-	if e.Internal {
+	switch {
+	case e.Internal:
 		b.WriteString("interpreter error: ")
-	} else {
+	case e.Goroutine != "":
+		fmt.Fprintf(&b, "panic in the goroutine started at %s: ", e.Goroutine)
+	default:
 		b.WriteString("panic: ")
 	}
 	fmt.Fprint(&b, e.Value)
 	for _, s := range e.Stack {
 		b.WriteString("\n\t")
 		b.WriteString(s)
+	}
+	if e.After {
+		b.WriteString("\n(it panicked after the cell that started it had finished; this cell did not run)")
 	}
 	if e.Hint != "" {
 		b.WriteString("\nhint: ")

@@ -20,15 +20,21 @@ import (
 //		_gnnrepl_f, _gnnrepl_a0 := F, A
 //		go func() {
 //			defer func() {
-//				if r := recover(); r != nil { _gnnreplrt.GoPanic(r) }
+//				if r := recover(); r != nil { _gnnreplrt.GoPanic(r, "In[3]:4:2") }
 //			}()
 //			_gnnrepl_f(_gnnrepl_a0, B)
 //		}()
 //	}
 //
 // where B is a literal or a constant kept in place (an untyped constant must
-// keep its untyped type), and GoPanic prints the panic to the session's
-// Stderr. Goroutines started by compiled code are not covered.
+// keep its untyped type), and GoPanic (Session.goPanic) makes the panic the
+// error of the running cell, which it stops, or of the next cell when none
+// runs; the string is the go statement's position. Goroutines started by
+// compiled code are not covered. (yaegi runs a go statement as a plain Go
+// goroutine with no recover of its own, so an interpreted goroutine's
+// panic ends the process; no traefik/yaegi issue or option covers it as
+// of v0.16.1. lgo, a Jupyter kernel for Go, met the same and injects a
+// recover the same way: yunabe/lgo#5.)
 
 const (
 	rtPath = "gnnreplrt"  // the session's runtime package
@@ -53,6 +59,7 @@ func (s *Session) guardGoStmts(root ast.Node) {
 
 func (s *Session) wrapGo(g *ast.GoStmt, n int, made map[*ast.GoStmt]bool) ast.Stmt {
 	pos := g.Go
+	where := cleanNames(s.in.FileSet().Position(pos).String())
 	id := func(name string) *ast.Ident { return &ast.Ident{NamePos: pos, Name: name} }
 	var lhs, rhs []ast.Expr
 	bind := func(e ast.Expr, name string) ast.Expr {
@@ -80,7 +87,7 @@ func (s *Session) wrapGo(g *ast.GoStmt, n int, made map[*ast.GoStmt]bool) ast.St
 		Init: &ast.AssignStmt{Lhs: []ast.Expr{id("r")}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{&ast.CallExpr{Fun: id("recover"), Lparen: pos, Rparen: pos}}},
 		Cond: &ast.BinaryExpr{X: id("r"), OpPos: pos, Op: token.NEQ, Y: id("nil")},
 		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: &ast.CallExpr{
-			Fun: &ast.SelectorExpr{X: id(rtName), Sel: id("GoPanic")}, Lparen: pos, Rparen: pos, Args: []ast.Expr{id("r")},
+			Fun: &ast.SelectorExpr{X: id(rtName), Sel: id("GoPanic")}, Lparen: pos, Rparen: pos, Args: []ast.Expr{id("r"), &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(where)}},
 		}}}},
 	}
 	deferred := &ast.DeferStmt{Defer: pos, Call: &ast.CallExpr{

@@ -79,6 +79,40 @@ func frameOf(in *interp.Interpreter) (f yaegiFrame, ok bool) {
 	}, true
 }
 
+// dropRoots empties in's list of compiled program roots, when yaegi's
+// fields are laid out as expected.
+func dropRoots(in *interp.Interpreter) {
+	roots := reflect.ValueOf(in).Elem().FieldByName("roots")
+	if !roots.IsValid() || roots.Kind() != reflect.Slice || roots.Type().Elem().Kind() != reflect.Pointer {
+		return
+	}
+	roots = reflect.NewAt(roots.Type(), unsafe.Pointer(roots.UnsafeAddr())).Elem()
+	roots.SetZero()
+}
+
+// dropScopeChildren empties the list of child scopes of in's universe and
+// package scopes (yaegi's scope.child, written but never read), when
+// yaegi's fields are laid out as expected.
+func dropScopeChildren(in *interp.Interpreter) {
+	iv := reflect.ValueOf(in).Elem()
+	clear := func(sc reflect.Value) {
+		if sc.Kind() != reflect.Pointer || sc.IsNil() {
+			return
+		}
+		ch := sc.Elem().FieldByName("child")
+		if !ch.IsValid() || ch.Kind() != reflect.Slice || ch.Type().Elem() != sc.Type() {
+			return
+		}
+		reflect.NewAt(ch.Type(), unsafe.Pointer(ch.UnsafeAddr())).Elem().SetZero()
+	}
+	clear(iv.FieldByName("universe"))
+	if scopes := iv.FieldByName("scopes"); scopes.IsValid() && scopes.Kind() == reflect.Map {
+		for it := scopes.MapRange(); it.Next(); {
+			clear(it.Value())
+		}
+	}
+}
+
 // symbolSlots returns the frame slot of every top-level name of in's main
 // package, which of those names have a type the user declared, and every
 // slot any package-level symbol of in holds; ok is false when yaegi's
@@ -144,6 +178,17 @@ func (r *reclaimer) reclaim(in *interp.Interpreter, prog *interp.Program) {
 	// never empties the list: a top-level defer ran again at the end of
 	// every later cell. It has run once now, at the end of its own cell.
 	*f.deferred = nil
+	// yaegi appends the root node of every program it compiles to a list
+	// that only its debugger reads (Interpreter.roots): every cell's whole
+	// AST and CFG stayed reachable, about 6 KB per small cell. What later
+	// code needs of a cell's nodes (functions, closures, types) is held by
+	// its scope's symbols and the values made from them.
+	dropRoots(in)
+	// Every scope yaegi opens (a block, a loop, a function literal of any
+	// cell) is appended to its parent's list of children, which nothing
+	// reads: the package scope kept every block of every cell, with its
+	// symbols and through them the cell's nodes (10 KB per loop cell).
+	dropScopeChildren(in)
 	data := *f.data
 	names, user, held, ok := symbolSlots(in)
 	if !ok || !userTypeSlots(prog, held) {
@@ -164,6 +209,14 @@ func (r *reclaimer) reclaim(in *interp.Interpreter, prog *interp.Program) {
 		// A variable of the user's type is not shared: a method value or
 		// an interface value made from the old one reads its slot.
 		if n := len(h); n > 0 && !user[name] && h[n-1] < len(data) && data[h[n-1]].IsValid() && data[h[n-1]].Type() == data[j].Type() {
+			// The old cell gets the new value too: a closure made since
+			// holds a copy of the frame that points to it, and through
+			// the old value (itself a closure, with its own copy) to every
+			// earlier one: a cell `f := func() {...}` run n times kept n
+			// frame copies (56 KB a cell after 1000 cells).
+			if old := data[h[n-1]]; old.CanSet() {
+				old.Set(data[j])
+			}
 			for _, i := range h {
 				data[i] = data[j]
 				held[i] = true

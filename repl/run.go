@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"bytes"
 	"context"
 	"reflect"
 	"runtime"
@@ -66,23 +67,45 @@ func (in internals) cancelChan(i *interp.Interpreter) *bool {
 	return (*bool)(unsafe.Add(unsafe.Pointer(i), in.cancelOff))
 }
 
-// arm prepares i for a cancellable run and returns the function that stops
-// it: the same steps as yaegi's ExecuteWithContext and its stop method.
-func (in internals) arm(i *interp.Interpreter) (stop func()) {
-	done := make(chan struct{})
-	mu := in.mutex(i)
+// stopper arms an interpreter for cancellable runs and stops it. Every run
+// armed since the last stop shares one done channel, so a stop wakes the
+// channel operations of every interpreted goroutine any of those runs
+// started (a goroutine's frames keep the done channel of the run that
+// started it), not only the running cell's.
+type stopper struct {
+	mu    sync.Mutex
+	done  chan struct{} // nil after a stop, until the next arm
+	stops atomic.Uint64 // number of stop calls
+}
+
+// arm prepares i for a cancellable run: the same steps as yaegi's
+// ExecuteWithContext.
+func (st *stopper) arm(i *interp.Interpreter) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done == nil {
+		st.done = make(chan struct{})
+	}
+	mu := yaegi.mutex(i)
 	mu.Lock()
-	*in.done(i) = done
-	*in.cancelChan(i) = true
+	*yaegi.done(i) = st.done
+	*yaegi.cancelChan(i) = true
 	mu.Unlock()
-	var once sync.Once
-	return func() {
-		// Every call bumps the run id: a frame yaegi created after an
-		// earlier bump (the interrupt arrived before the program's first
-		// frame, or a goroutine started since) carries the new id, and
-		// only a later bump stops it. The done channel closes once.
-		atomic.AddUint64(in.id(i), 1)
-		once.Do(func() { close(done) })
+}
+
+// stop stops every interpreted frame of i at its next step: the steps of
+// yaegi's stop method. Every call bumps the run id: a frame yaegi created
+// after an earlier bump (the interrupt arrived before the program's first
+// frame, or a goroutine started since) carries the new id, and only a later
+// bump stops it. The done channel closes once per arm.
+func (st *stopper) stop(i *interp.Interpreter) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.stops.Add(1)
+	atomic.AddUint64(yaegi.id(i), 1)
+	if st.done != nil {
+		close(st.done)
+		st.done = nil
 	}
 }
 
@@ -96,12 +119,14 @@ type execution struct {
 
 // start runs prog in a new goroutine with ctx as runctx's context. Every
 // panic that escapes yaegi's own recovery is turned into a *PanicError.
-func start(ctx context.Context, i *interp.Interpreter, prog *interp.Program, setCtx func(context.Context) func()) *execution {
+func start(ctx context.Context, i *interp.Interpreter, st *stopper, prog *interp.Program, setCtx func(context.Context) func(), gid *atomic.Uint64) *execution {
 	e := &execution{fin: make(chan struct{})}
 	if yaegi.ok {
-		e.stop = yaegi.arm(i)
+		st.arm(i)
+		e.stop = func() { st.stop(i) }
 	}
 	go func() {
+		gid.Store(goid())
 		restore := setCtx(ctx)
 		defer close(e.fin)
 		defer restore()
@@ -117,6 +142,22 @@ func start(ctx context.Context, i *interp.Interpreter, prog *interp.Program, set
 		}
 	}()
 	return e
+}
+
+// goid returns the id of the calling goroutine, from the first line of its
+// stack ("goroutine 7 [running]:").
+func goid() uint64 {
+	var buf [40]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b, _ = bytes.CutPrefix(b, []byte("goroutine "))
+	var id uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
 }
 
 func callers() []uintptr {

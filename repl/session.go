@@ -106,6 +106,12 @@ type Session struct {
 	zombie atomic.Pointer[execution] // an interrupted run still inside compiled code (set and cleared under mu)
 	at     atomic.Int64              // position of the top-level statement running (markStmts), line<<20 | column
 	rec    reclaimer                 // releases global-frame slots no later code reads (reclaim.go)
+	st     stopper                   // stops the interpreted code: the running cell and every goroutine cells started
+
+	gmu     sync.Mutex                         // guards cur and pending
+	cur     *cellRun                           // the cell being evaluated, or nil
+	pending *PanicError                        // a goroutine's panic that came while no cell ran, reported by the next
+	inp     atomic.Pointer[interp.Interpreter] // s.in, for Interrupt (which does not take mu)
 
 	nmu         sync.Mutex        // guards the tables below
 	names       map[string]string // session-declared name -> "var", "const", "func", "type"
@@ -169,23 +175,80 @@ func (s *Session) hasSymbols(x interp.Exports) bool {
 	return true
 }
 
+// cellRun is the evaluation of one cell, as seen by the goroutines the
+// session's code started.
+type cellRun struct {
+	cancel context.CancelFunc
+	goErr  *PanicError // the first goroutine panic while the cell ran
+}
+
 // goPanic reports a panic recovered in a goroutine the interpreted code
-// started (see guardGoStmts).
-func (s *Session) goPanic(v any) {
+// started by the go statement at where (see guardGoStmts). While a cell
+// runs, the cell is stopped (with every interpreted goroutine, as a
+// goroutine's panic ends a Go program) and fails with the panic; otherwise
+// the panic is noted on Stderr and fails the next cell.
+func (s *Session) goPanic(v any, where string) {
 	if rv, ok := v.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
 		v = rv.Interface()
 	}
-	fmt.Fprintf(s.opts.Stderr, "panic in a goroutine: %v (the goroutine stopped; the session goes on)\n", v)
+	goStack := stack()
+	pe := &PanicError{Value: v, Stack: s.trace.take(goid()), GoStack: goStack, Goroutine: where, Hint: nilHint(v, goStack)}
+	s.gmu.Lock()
+	defer s.gmu.Unlock()
+	if c := s.cur; c != nil {
+		if c.goErr == nil {
+			c.goErr = pe
+			c.cancel()
+		}
+		return
+	}
+	if s.pending == nil {
+		pe.After = true
+		s.pending = pe
+		fmt.Fprintf(s.opts.Stderr, "panic in the goroutine started at %s: %v (no cell was running; the next cell reports it)\n", where, v)
+	}
+}
+
+// Interrupt stops the running cell, as cancelling its context does, and
+// every interpreted goroutine cells started, at their next step (a
+// goroutine blocked on a channel operation or a select wakes up and stops;
+// one inside a compiled call stops when the call returns), and cancels
+// runctx.Session's context. It may be called at any time, from any
+// goroutine: the front ends call it on Ctrl-C and interrupt_request, also
+// while no cell runs.
+func (s *Session) Interrupt() {
+	s.gmu.Lock()
+	if c := s.cur; c != nil {
+		c.cancel()
+	}
+	s.gmu.Unlock()
+	s.stopGoroutines()
+}
+
+// stopGoroutines stops every interpreted goroutine of the session at its
+// next step and cancels runctx.Session's context.
+func (s *Session) stopGoroutines() {
+	runctx.CancelSession()
+	if i := s.inp.Load(); i != nil && yaegi.ok {
+		s.st.stop(i)
+	}
 }
 
 func (s *Session) init() error {
 	s.rec = reclaimer{}
+	if old := s.inp.Load(); old != nil && yaegi.ok {
+		s.st.stop(old) // the goroutines of the discarded interpreter
+	}
+	s.gmu.Lock()
+	s.pending = nil
+	s.gmu.Unlock()
 	s.in = interp.New(interp.Options{
 		Stdin:        s.opts.Stdin,
 		Stdout:       s.opts.Stdout,
 		Stderr:       s.trace,
 		Unrestricted: true,
 	})
+	s.inp.Store(s.in)
 	for _, x := range s.opts.Symbols {
 		if err := s.in.Use(x); err != nil {
 			return fmt.Errorf("repl: loading symbols: %w", err)
@@ -312,7 +375,29 @@ func (s *Session) EvalSource(ctx context.Context, name, src string) (Result, err
 	if name == "" {
 		name = "input"
 	}
-	return s.eval(ctx, name, src)
+	s.gmu.Lock()
+	if pe := s.pending; pe != nil {
+		s.pending = nil
+		s.gmu.Unlock()
+		return Result{}, pe
+	}
+	// An interrupt of the cell stops every interpreted goroutine too, also
+	// when it comes before the cell's program starts (while compiling).
+	defer context.AfterFunc(ctx, s.stopGoroutines)()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c := &cellRun{cancel: cancel}
+	s.cur = c
+	s.gmu.Unlock()
+	res, err := s.eval(ctx, name, src)
+	s.gmu.Lock()
+	s.cur = nil
+	goErr := c.goErr
+	s.gmu.Unlock()
+	if goErr != nil {
+		return Result{}, goErr
+	}
+	return res, err
 }
 
 func (s *Session) eval(ctx context.Context, name, src string) (Result, error) {
@@ -846,10 +931,23 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 	defer cancel()
 	s.at.Store(0)
 	s.trace.begin()
-	e := start(ctx, s.in, prog, runctx.Set)
+	stops := s.st.stops.Load()
+	e := start(ctx, s.in, &s.st, prog, runctx.Set, &s.trace.main)
 	select {
 	case <-e.fin:
 	case <-ctx.Done():
+		select {
+		case <-e.fin:
+			if s.st.stops.Load() == stops {
+				// The program had run to its end, unstopped, when the
+				// interrupt came: nothing was cut short, so its result
+				// stands (a next unit of the cell sees the cancelled
+				// context and is not run).
+				return s.finished(ctx, e, prog)
+			}
+		default:
+		}
+		runctx.CancelSession()
 		if e.stop != nil {
 			e.stop()
 		} else {
@@ -878,6 +976,11 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 			}
 		}
 	}
+	return s.finished(ctx, e, prog)
+}
+
+// finished returns the result of the program e ran to its end.
+func (s *Session) finished(ctx context.Context, e *execution, prog *interp.Program) (reflect.Value, error) {
 	frames := s.trace.end()
 	s.rec.reclaim(s.in, prog)
 	if e.err == nil {

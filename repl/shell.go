@@ -127,6 +127,9 @@ func RunShell(s *Session, opts ShellOptions) error {
 		line, err := rl.Readline()
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
+			// Ctrl-C at the prompt also stops the goroutines earlier
+			// cells left running.
+			s.Interrupt()
 			lines = nil
 			continue
 		case errors.Is(err, io.EOF):
@@ -159,6 +162,7 @@ func RunShell(s *Session, opts ShellOptions) error {
 			select {
 			case <-sig:
 				cancel()
+				s.Interrupt()
 			case <-done:
 			}
 		}()

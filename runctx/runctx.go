@@ -50,3 +50,66 @@ func Err() error {
 	}
 	return nil
 }
+
+// session is the context Session returns: cancelled by CancelSession.
+type session struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+var (
+	sess       atomic.Pointer[session]
+	interrupts atomic.Uint64
+)
+
+func newSession() *session {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &session{ctx, cancel}
+}
+
+// Session returns the context of work that outlives a cell: it is
+// cancelled at the session's next interrupt (Ctrl-C in the shell,
+// interrupt_request in Jupyter), whether a cell is running then or the
+// session is idle, and a fresh one is made for code that asks afterwards.
+// A goroutine a cell starts takes it once, when it starts, and stops when
+// its Done channel closes:
+//
+//	ctx := runctx.Session()
+//	go func() {
+//		for {
+//			select {
+//			case <-ctx.Done():
+//				return
+//			case x := <-work:
+//				...
+//			}
+//		}
+//	}()
+//
+// (An interpreted goroutine is stopped at its next step by the interrupt in
+// any case; the context is what a compiled call it makes, such as an HTTP
+// request or a sleep in a select, can observe.)
+func Session() context.Context {
+	for {
+		if s := sess.Load(); s != nil {
+			return s.ctx
+		}
+		sess.CompareAndSwap(nil, newSession())
+	}
+}
+
+// CancelSession cancels the context Session returned and replaces it with
+// a fresh one, and counts an interrupt (Interrupts). Sessions call it on
+// every interrupt, of a cell or of an idle session; engine code does not.
+func CancelSession() {
+	interrupts.Add(1)
+	if s := sess.Swap(newSession()); s != nil {
+		s.cancel()
+	}
+}
+
+// Interrupts returns the number of interrupts so far (CancelSession calls).
+// Engine state that spans calls compares it between two calls to learn
+// that the code using it was interrupted in between: the DataLoader's
+// next Next after a cell stopped mid-epoch (LoaderOptions.OnInterrupt).
+func Interrupts() uint64 { return interrupts.Load() }

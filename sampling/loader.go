@@ -113,6 +113,25 @@ type LoaderOptions struct {
 	// an epoch cover every seed. The zero value (Size 0 or 1) is no sharding.
 	// dist.Comm.Shard returns the value for a communicator.
 	Shard Shard
+	// OnInterrupt says what the next Next does after an interrupt (Ctrl-C
+	// in the shell, interrupt_request in Jupyter: runctx) that came while
+	// an epoch was in progress, whether inside Next (which then returned
+	// false with Err the context's error) or in the code between two calls
+	// (the cell stopped in its loop body):
+	//
+	//	"restart" (or "", the default): the interrupted epoch is dropped and
+	//	          the next Next starts the following epoch at its first batch
+	//	          (new shuffle, new samples), as re-iterating a DGL or
+	//	          PyTorch DataLoader does;
+	//	"resume":  the next Next hands out the batch after the last one
+	//	          handed out, of the same epoch (the batch Next was waiting
+	//	          for when the interrupt came inside it), so that the epoch
+	//	          is completed exactly once.
+	//
+	// Either way the rest of the epoch never runs unasked for. An epoch is
+	// counted interrupted when any interrupt of the session came between
+	// two calls of its Next (runctx.Interrupts).
+	OnInterrupt string
 }
 
 // Shard is a rank and a number of ranks (LoaderOptions.Shard).
@@ -134,13 +153,17 @@ type Shard struct {
 // to Next starts the next epoch (new shuffle, new samples). Next stops, and
 // Err returns the context's error, when the running evaluation is cancelled
 // (runctx, Ctrl-C in the shell); the batches handed out so far stay valid.
+// The next Next after an interrupt that came mid-epoch, inside Next or
+// between two calls, starts the following epoch or resumes the interrupted
+// one, as LoaderOptions.OnInterrupt says.
 // A DataLoader is not safe for concurrent use; its workers are internal.
 type DataLoader struct {
 	src *source
 	ctl *control
 
 	nextEpoch int
-	nextBatch int // the batch the next epoch starts at (LoadStateDict)
+	nextBatch int    // the batch the next epoch starts at (LoadStateDict)
+	seen      uint64 // runctx.Interrupts() at the last Next
 	cur       *epochRun
 	batch     *batchResult
 	err       error
@@ -419,7 +442,7 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 func loaderOver(s *source) *DataLoader {
 	bytes := int64(len(s.seeds)) * 8
 	tensor.CountBytes("cpu", bytes)
-	dl := &DataLoader{src: s, ctl: &control{}}
+	dl := &DataLoader{src: s, ctl: &control{}, seen: runctx.Interrupts()}
 	runtime.AddCleanup(s, func(n int64) { tensor.CountBytes("cpu", -n) }, bytes)
 	dl.cleanup = runtime.AddCleanup(dl, func(c *control) { c.release() }, dl.ctl)
 	return dl
@@ -455,6 +478,13 @@ func checkLoaderOptions(name string, opts LoaderOptions) (LoaderOptions, error) 
 	}
 	if opts.Shard.Size == 0 {
 		opts.Shard.Size = 1
+	}
+	switch opts.OnInterrupt {
+	case "":
+		opts.OnInterrupt = "restart"
+	case "restart", "resume":
+	default:
+		return opts, fmt.Errorf("%s: OnInterrupt %q; want \"restart\" (the default) or \"resume\": %w", name, opts.OnInterrupt, ErrArgument)
 	}
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1
@@ -592,8 +622,14 @@ func (dl *DataLoader) Next() bool {
 		return false
 	}
 	if err := runctx.Err(); err != nil {
-		dl.finish(err)
+		dl.interrupted(err)
 		return false
+	}
+	if n := runctx.Interrupts(); n != dl.seen {
+		dl.seen = n
+		if dl.cur != nil && dl.src.opts.OnInterrupt == "restart" {
+			dl.finish(nil) // the epoch was interrupted between two calls
+		}
 	}
 	if dl.cur == nil {
 		dl.start()
@@ -603,6 +639,9 @@ func (dl *DataLoader) Next() bool {
 		dl.finish(nil)
 		return false
 	}
+	if r.pipe == nil && dl.src.opts.NumWorkers > 0 {
+		dl.startPipeline(r) // resuming an epoch interrupted inside Next
+	}
 	var b *batchResult
 	var err error
 	if up := dl.ctl.up; up != nil {
@@ -611,7 +650,11 @@ func (dl *DataLoader) Next() bool {
 		b, err = dl.fetch(r)
 	}
 	if err != nil {
-		dl.finish(err)
+		if ctxErr := runctx.Err(); ctxErr != nil {
+			dl.interrupted(ctxErr)
+		} else {
+			dl.finish(err)
+		}
 		return false
 	}
 	r.next++
@@ -681,6 +724,30 @@ func (dl *DataLoader) fetchAhead(r *epochRun, up uploader) error {
 	return nil
 }
 
+// interrupted ends a call of Next that saw the running evaluation
+// cancelled: the epoch is dropped ("restart"), or its workers are stopped
+// and its position kept for the next call ("resume"). Err returns err.
+func (dl *DataLoader) interrupted(err error) {
+	dl.seen = runctx.Interrupts()
+	if dl.cur == nil || dl.src.opts.OnInterrupt == "restart" {
+		dl.finish(err)
+		return
+	}
+	r := dl.cur
+	if r.pipe != nil {
+		dl.ctl.set(nil)
+		r.pipe = nil
+	}
+	// Batches fetched but not handed out (the one cut short, PinMemory's
+	// batch ahead) are fetched again from the next one handed out.
+	if r.aheadUp != nil {
+		r.aheadUp.ready()
+	}
+	r.ahead, r.aheadUp, r.aheadErr = nil, nil, nil
+	r.fetched = r.next
+	dl.batch, dl.err = nil, err
+}
+
 // shardLen is the number of seeds of this rank per epoch (all of them
 // without a Shard).
 func (s *source) shardLen() int {
@@ -722,13 +789,20 @@ func (dl *DataLoader) start() {
 		rng.Shuffle(len(r.order), func(i, j int) { r.order[i], r.order[j] = r.order[j], r.order[i] })
 	}
 	r.order = s.shard(r.order)
-	if s.opts.NumWorkers > 0 && r.numBatches > 0 {
-		// No more workers or queued batches than the epoch has batches.
-		workers := min(s.opts.NumWorkers, r.numBatches)
-		r.pipe = startPipeline(s, r, workers, min(workers*s.opts.PrefetchFactor, r.numBatches))
-		dl.ctl.set(r.pipe)
+	if s.opts.NumWorkers > 0 && r.numBatches > r.next {
+		dl.startPipeline(r)
 	}
 	dl.cur = r
+}
+
+// startPipeline starts the workers of r from its next batch.
+func (dl *DataLoader) startPipeline(r *epochRun) {
+	s := dl.src
+	// No more workers or queued batches than the epoch has batches left.
+	left := r.numBatches - r.next
+	workers := min(s.opts.NumWorkers, left)
+	r.pipe = startPipeline(s, r, workers, min(workers*s.opts.PrefetchFactor, left))
+	dl.ctl.set(r.pipe)
 }
 
 // finish ends the epoch in progress with err, stopping and joining its

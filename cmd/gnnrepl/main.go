@@ -30,6 +30,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/gnnrepl/gnnrepl/internal/memrelease"
+	_ "github.com/gnnrepl/gnnrepl/internal/memrelease/early" // re-executes before tensor's init opens OpenBLAS
 	"io"
 	"io/fs"
 	"os"
@@ -60,7 +61,7 @@ flags (before or after the command):
 `
 
 func main() {
-	memrelease.Setup()
+	memrelease.Setup() // done already by package early's init; a no-op then
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

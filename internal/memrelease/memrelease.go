@@ -42,10 +42,15 @@ var lazy bool
 // Setup re-executes the running program (same arguments, environment and
 // process ID) with madvdontneed=0 added to GODEBUG, on Linux, unless
 // GODEBUG already sets madvdontneed or Env is "keep". It must be called at
-// the start of main, before any goroutine or file is started. It returns
+// the start of main, before any goroutine or file is started, or, earlier
+// and cheaper, from an init function by importing package early; a second
+// call does nothing. It returns
 // only when it did not re-execute (or the exec failed: the program then
 // simply runs with the runtime's default).
 func Setup() {
+	if lazy {
+		return // called again in the re-executed process
+	}
 	if user, ok := os.LookupEnv(userEnv); ok {
 		lazy = true
 		os.Unsetenv(userEnv)
