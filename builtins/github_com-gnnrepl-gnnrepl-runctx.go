@@ -10,7 +10,10 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/runctx/runctx"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Context": reflect.ValueOf(runctx.Context),
-		"Err":     reflect.ValueOf(runctx.Err),
+		"CancelSession": reflect.ValueOf(runctx.CancelSession),
+		"Context":       reflect.ValueOf(runctx.Context),
+		"Err":           reflect.ValueOf(runctx.Err),
+		"Interrupts":    reflect.ValueOf(runctx.Interrupts),
+		"Session":       reflect.ValueOf(runctx.Session),
 	}
 }
