@@ -13,7 +13,7 @@ for f in examples/*.go; do
     echo "FAIL $f:"; echo "$out" | tail -20; status=1; continue
   fi
   last=$(printf '%s\n' "$out" | tail -1)
-  if ! [[ "$last" =~ ^[a-z][a-z0-9\ _-]*:\ -?[0-9.]+(e-?[0-9]+)?$ ]]; then
+  if ! [[ "$last" =~ ^[a-z][a-z0-9\ _@-]*:\ -?[0-9.]+(e-?[0-9]+)?$ ]]; then
     echo "FAIL $f: last line is not 'name: value': $last"; status=1; continue
   fi
   echo "ok   $f ($(( $(date +%s) - start )) s): $last"
