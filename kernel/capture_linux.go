@@ -3,6 +3,7 @@ package kernel
 import (
 	"bytes"
 	"fmt"
+	"log"
 	"os"
 	"strconv"
 	"sync"
@@ -22,6 +23,9 @@ import (
 // reply.
 type stdioCapture struct {
 	savedOut, savedErr *os.File
+	// origStderr is os.Stderr before the capture; pollStderr the pollable
+	// file on descriptor 2 it is replaced with (nonBlockingStderr).
+	origStderr, pollStderr *os.File
 	pipes              []*capturePipe
 	wg                 sync.WaitGroup
 	once               sync.Once
@@ -83,7 +87,35 @@ func captureStdio(sink func(name string, p []byte) bool) (*stdioCapture, error) 
 			p.read(r)
 		}()
 	}
+	c.nonBlockingStderr()
 	return c, nil
+}
+
+// keptStderr holds every pollable stderr file made by nonBlockingStderr
+// for the life of the process: an unreachable *os.File's cleanup would
+// close descriptor 2.
+var keptStderr []*os.File
+
+// A fatal runtime error (stack overflow, concurrent map writes, out of
+// memory) stops every goroutine, the pipes' readers included, and then
+// writes its report to descriptor 2 before the copy SetCrashOutput sends
+// to the saved stderr (runtime.writeErrData). With a blocking pipe on
+// descriptor 2 a report longer than the pipe's buffer hangs the process
+// forever, heartbeat answered by no one. So descriptor 2's pipe is made
+// non-blocking: the runtime's writes that do not fit are dropped and the
+// process dies, its whole report in the server's log. os.Stderr and the
+// log package then write through a pollable file on descriptor 2, which
+// waits for room instead of failing with EAGAIN as the original
+// (blocking-mode) os.Stderr would.
+func (c *stdioCapture) nonBlockingStderr() {
+	if err := unix.SetNonblock(2, true); err != nil {
+		return
+	}
+	c.origStderr = os.Stderr
+	c.pollStderr = os.NewFile(2, "/dev/stderr")
+	keptStderr = append(keptStderr, c.pollStderr)
+	os.Stderr = c.pollStderr
+	log.SetOutput(os.Stderr)
 }
 
 // read forwards the pipe's bytes, cutting out sync markers.
@@ -183,6 +215,10 @@ func (c *stdioCapture) restore() {
 	c.once.Do(func() {
 		unix.Dup3(int(c.savedOut.Fd()), 1, 0)
 		unix.Dup3(int(c.savedErr.Fd()), 2, 0)
+		if c.origStderr != nil {
+			os.Stderr = c.origStderr
+			log.SetOutput(os.Stderr)
+		}
 		// A child process that inherited the pipe may hold it open; do not
 		// wait for it forever.
 		done := make(chan struct{})

@@ -63,4 +63,13 @@
 // connection file, an unknown signature scheme, an address that cannot be
 // bound) are returned as wrapped errors naming the file or the endpoint.
 // Nothing in this package calls log.Fatal or os.Exit except Main's caller.
+//
+// Fatal runtime errors (stack overflow, concurrent map writes, out of
+// memory) cannot be recovered in Go: the process ends promptly with a
+// non-zero status, so that Jupyter restarts the kernel. Descriptor 2's
+// capture pipe is non-blocking, so the runtime never waits on a pipe whose
+// reader it has stopped; the report goes to the server's log (the saved
+// stderr, debug.SetCrashOutput) from its stacks on; its first line
+// ("fatal error: stack overflow") reaches only descriptor 2 (a limit of
+// the runtime, which copies to the crash output once it is dying).
 package kernel

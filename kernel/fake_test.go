@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -100,6 +101,12 @@ func (f *fakeSession) Execute(ctx context.Context, code string, io ExecIO) (map[
 			fmt.Fprintln(os.Stdout, arg)
 		case "fd2": // C code writing to file descriptor 2
 			syscall.Write(2, []byte(arg+"\n"))
+		case "overflow": // a fatal runtime error with a report far longer than a pipe's buffer
+			for range 3000 {
+				go func() { select {} }() // every goroutine is in the report
+			}
+			debug.SetMaxStack(8 << 20)
+			data = map[string]any{"text/plain": fmt.Sprint(recurse(0))}
 		case "badjson":
 			data = map[string]any{"text/plain": "bad", "application/json": panicMarshaler{}}
 		default:
@@ -108,6 +115,9 @@ func (f *fakeSession) Execute(ctx context.Context, code string, io ExecIO) (map[
 	}
 	return data, nil
 }
+
+// recurse never returns: it overflows the goroutine stack.
+func recurse(n int) int { return recurse(n+1) + 1 }
 
 func (f *fakeSession) EvalExpr(ctx context.Context, expr string) (map[string]any, error) {
 	switch expr {

@@ -202,3 +202,31 @@ func processAlive(pid int) bool {
 	}
 	return true
 }
+
+// TestRunProcessFatalError: a fatal runtime error in a cell (here a stack
+// overflow whose report, with every goroutine's stack, is far longer than
+// the captured stderr pipe's buffer) ends the kernel process promptly, the
+// reason in the server's log, so that Jupyter restarts it. Before
+// descriptor 2 was made non-blocking the runtime blocked forever writing
+// the report into the pipe no goroutine was left to drain.
+func TestRunProcessFatalError(t *testing.T) {
+	cmd, c, stderr := startProcess(t)
+	c.send(c.shell, "execute_request", map[string]any{"code": "overflow"})
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("the kernel exited with status 0 after a fatal error")
+		}
+	case <-time.After(testTimeout):
+		t.Fatal("the kernel process hangs after a fatal runtime error")
+	}
+	// The runtime copies its report to the SetCrashOutput file from the
+	// stacks on: the "fatal error: stack overflow" line before them goes
+	// to descriptor 2 only. The stacks name the overflow (runtime.newstack
+	// above the recursing frames).
+	if log := stderr.String(); !strings.Contains(log, "runtime.newstack") || !strings.Contains(log, "kernel.recurse") {
+		t.Errorf("the server log lacks the crash report; it has %d bytes: %.500q", len(log), log)
+	}
+}
