@@ -26,9 +26,9 @@ type stdioCapture struct {
 	// origStderr is os.Stderr before the capture; pollStderr the pollable
 	// file on descriptor 2 it is replaced with (nonBlockingStderr).
 	origStderr, pollStderr *os.File
-	pipes              []*capturePipe
-	wg                 sync.WaitGroup
-	once               sync.Once
+	pipes                  []*capturePipe
+	wg                     sync.WaitGroup
+	once                   sync.Once
 }
 
 type capturePipe struct {
