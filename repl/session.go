@@ -101,7 +101,10 @@ type Session struct {
 	trace *traceWriter
 	out   *display.Output // the display package's destination in this session
 
-	mu     sync.Mutex // held by Eval, Reset, Vars
+	mu sync.Mutex // held by Eval, Reset, Vars
+	// saved holds, while restoreVars runs, the values a unit that failed
+	// to compile had redefined (read by the runtime's Saved).
+	saved  map[string]reflect.Value
 	in     *interp.Interpreter
 	zombie atomic.Pointer[execution] // an interrupted run still inside compiled code (set and cleared under mu)
 	at     atomic.Int64              // position of the top-level statement running (markStmts), line<<20 | column
@@ -265,6 +268,7 @@ func (s *Session) init() error {
 		"Print":   reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, false, args) }),
 		"Println": reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
 		"Clear":   reflect.ValueOf(rtClear),
+		"Saved":   reflect.ValueOf(func(name string) any { return s.saved[name].Interface() }),
 	}
 	if err := s.in.Use(interp.Exports{rtKey: rt}); err != nil {
 		return fmt.Errorf("repl: loading symbols: %w", err)
@@ -565,6 +569,13 @@ func (s *Session) evalStmts(ctx context.Context, body *ast.BlockStmt, src string
 		var known bool
 		nout, printCall, known = s.results(ctx, body.Lbrace, call)
 		if !known && len(list) > 1 {
+			// The head runs first (the final call's result count depends
+			// on what it defines), so the whole cell is compiled before:
+			// a cell that does not compile runs nothing (a failing
+			// opt.Stepp() after opt := ... must not replace opt).
+			if _, err := s.compileFix(ctx, &ast.BlockStmt{Lbrace: body.Lbrace, List: list, Rbrace: body.Rbrace}, src); err != nil {
+				return Result{}, err
+			}
 			head := &ast.BlockStmt{Lbrace: body.Lbrace, List: list[:len(list)-1], Rbrace: body.Rbrace}
 			if _, err := s.compileRun(ctx, head, src); err != nil {
 				return Result{}, err
