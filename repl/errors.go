@@ -118,6 +118,11 @@ func (e *InterruptedError) Is(target error) bool { return target == ErrInterrupt
 // Unwrap returns the context's error.
 func (e *InterruptedError) Unwrap() error { return e.Cause }
 
+// maxMoreErrors is how many errors after the first a CompileError lists,
+// as go build stops at ten: a binary file given to gnnrepl run is one
+// error per NUL byte.
+const maxMoreErrors = 9
+
 var posPrefix = regexp.MustCompile(`^(.*?):(\d+):(\d+): (?s:(.*))$`)
 
 // compileError turns an error from the parser or from yaegi's compiler into
@@ -131,7 +136,11 @@ func compileError(err error) error {
 	if errors.As(err, &list) && len(list) > 0 {
 		ce := &CompileError{Pos: list[0].Pos, Msg: list[0].Msg}
 		ce.Pos.Filename = trimSuffix(ce.Pos.Filename)
-		for _, e := range list[1:] {
+		for i, e := range list[1:] {
+			if i == maxMoreErrors {
+				ce.More = append(ce.More, fmt.Sprintf("too many errors (%d more)", len(list)-1-i))
+				break
+			}
 			ce.More = append(ce.More, cleanNames(e.Error()))
 		}
 		return ce

@@ -286,6 +286,18 @@ func script(args []string, stdin *os.File, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if _, err := s.EvalSource(ctx, name, string(src)); err != nil {
+		// os.Exit(code) in a script (yaegi makes it a panic, so that a
+		// session survives it) ends gnnrepl run with that code, as the
+		// compiled program would.
+		if pe, ok := errors.AsType[*repl.PanicError](err); ok {
+			if msg, ok := pe.Value.(string); ok {
+				var code int
+				if n, _ := fmt.Sscanf(msg, "os.Exit(%d)", &code); n == 1 && msg == fmt.Sprintf("os.Exit(%d)", code) {
+					dist.Shutdown(code != 0)
+					return code
+				}
+			}
+		}
 		repl.PrintError(stderr, err)
 		// Under mpirun, a failing rank ends the whole job (MPI_Abort)
 		// rather than leave the others waiting in a collective.

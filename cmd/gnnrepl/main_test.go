@@ -589,3 +589,22 @@ func TestShellPTYOpenLine(t *testing.T) {
 		t.Errorf("a blank line after a cell without output: %q", s)
 	}
 }
+
+// TestRunOsExit: os.Exit(code) in a script is the exit status of gnnrepl
+// run, as of the compiled program (the session makes it a panic).
+func TestRunOsExit(t *testing.T) {
+	dir := t.TempDir()
+	for src, want := range map[string]int{"fmt.Println(1)\nos.Exit(3)\nfmt.Println(2)\n": 3, "os.Exit(0)\n": 0} {
+		path := filepath.Join(dir, "exit.go")
+		os.WriteFile(path, []byte(src), 0o644)
+		var stdout bytes.Buffer
+		cmd := command(t, "run", path)
+		cmd.Stdout = &stdout
+		if code := exitCode(cmd.Run()); code != want {
+			t.Errorf("%q: exit status %d, want %d", src, code, want)
+		}
+		if strings.Contains(stdout.String(), "2") {
+			t.Errorf("%q: ran past os.Exit: %q", src, stdout.String())
+		}
+	}
+}
