@@ -192,22 +192,31 @@ func (g *Graph) one(op string) *relation {
 // ("src", "etype", "dst") or "src:etype:dst". It panics with ErrArgument
 // naming the candidates for an unknown or ambiguous name.
 func (g *Graph) rel(etype string) *relation {
-	var found *relation
+	return g.rels[findEType("", etype, len(g.rels), func(i int) CanonicalEType { return g.rels[i].ce }, g.ETypes)]
+}
+
+// findEType returns the index, among n canonical edge types ce(i), of the
+// one etype names (a canonical String form, "src:etype:dst", or an edge
+// type name only one of them has), panicking with ErrArgument naming the
+// candidates for an unknown or ambiguous name; what prefixes the message.
+func findEType(what, etype string, n int, ce func(int) CanonicalEType, names func() []string) int {
+	found := -1
 	var same []string
-	for _, r := range g.rels {
-		if r.ce.String() == etype || r.ce.Key() == etype {
-			return r
+	for i := range n {
+		c := ce(i)
+		if c.String() == etype || c.Key() == etype {
+			return i
 		}
-		if r.ce.EType == etype {
-			found = r
-			same = append(same, r.ce.String())
+		if c.EType == etype {
+			found = i
+			same = append(same, c.String())
 		}
 	}
 	if len(same) > 1 {
-		panicf(engerr.ErrArgument, "edge type %q is ambiguous: %s have it; use the canonical form", etype, strings.Join(same, ", "))
+		panicf(engerr.ErrArgument, "%sedge type %q is ambiguous: %s have it; use the canonical form", what, etype, strings.Join(same, ", "))
 	}
-	if found == nil {
-		panicf(engerr.ErrArgument, "no edge type %q (have %v)", etype, g.ETypes())
+	if found < 0 {
+		panicf(engerr.ErrArgument, "%sno edge type %q (have %v)", what, etype, names())
 	}
 	return found
 }

@@ -129,24 +129,7 @@ func (b *HeteroBlock) nt(nt string) int {
 // rel returns the relation named etype (see HeteroBlock), panicking for an
 // unknown or ambiguous name.
 func (b *HeteroBlock) rel(etype string) *blockRel {
-	var found *blockRel
-	var same []string
-	for _, r := range b.rels {
-		if r.ce.String() == etype || r.ce.Key() == etype {
-			return r
-		}
-		if r.ce.EType == etype {
-			found = r
-			same = append(same, r.ce.String())
-		}
-	}
-	if len(same) > 1 {
-		panicf(engerr.ErrArgument, "HeteroBlock: edge type %q is ambiguous: %s have it; use the canonical form", etype, strings.Join(same, ", "))
-	}
-	if found == nil {
-		panicf(engerr.ErrArgument, "HeteroBlock: no edge type %q (have %v)", etype, b.ETypes())
-	}
-	return found
+	return b.rels[findEType("HeteroBlock: ", etype, len(b.rels), func(i int) CanonicalEType { return b.rels[i].ce }, b.ETypes)]
 }
 
 // NTypes returns the node types in order.
