@@ -10,6 +10,7 @@ import (
 
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/internal/workers"
+	"github.com/gnnrepl/gnnrepl/runctx"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -172,7 +173,7 @@ func SyntheticMAG(o SyntheticMAGOptions) (*HeteroDataset, error) {
 				r := rand.New(&pcg)
 				for {
 					ci := int(next.Add(1) - 1)
-					if ci >= nc {
+					if ci >= nc || runctx.Err() != nil {
 						return
 					}
 					pcg.Seed(o.Seed, magMix(o.Seed, 100+uint64(k), uint64(ci)))
@@ -183,6 +184,9 @@ func SyntheticMAG(o SyntheticMAGOptions) (*HeteroDataset, error) {
 			})
 		}
 		wg.Wait()
+		if err := runctx.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err) // interrupted: nothing is returned
+		}
 		edges[gen.ce] = graph.EdgeList{Src: src, Dst: dst}
 		if !o.NoReverse && gen.ce.EType != "cites" {
 			edges[graph.CanonicalEType{Src: gen.ce.Dst, EType: "rev_" + gen.ce.EType, Dst: gen.ce.Src}] = graph.EdgeList{Src: dst, Dst: src}

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+
+	"github.com/gnnrepl/gnnrepl/runctx"
 )
 
 // dataFile is an open data file, transparently gunzipped when it starts
@@ -161,6 +163,13 @@ func (d *dataFile) next() ([]byte, error) {
 		return nil, io.EOF
 	}
 	d.line++
+	if d.line&(1<<16-1) == 0 {
+		// A long load observes the session's interrupt (Ctrl-C) every
+		// 65536 lines: the loader returns the error, no smaller graph.
+		if err := runctx.Err(); err != nil {
+			return nil, fmt.Errorf("%s: interrupted at line %d: %w", d.path, d.line, err)
+		}
+	}
 	d.noEOL = true
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
