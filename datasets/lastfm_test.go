@@ -180,6 +180,7 @@ func TestRecDatasetArgumentErrors(t *testing.T) {
 		{"pairs shape", func() error { _, err := d.PairGraph(tensor.FromInt64([]int64{0, 1, 2})); return err }, "(M, 2) int64"},
 		{"pairs range", func() error { _, err := d.PairGraph(tensor.FromInt64([]int64{0, 3}, 1, 2)); return err }, "row 0 (0, 3) is outside"},
 		{"k", func() error { _, err := d.NegativePairs(d.TrainPos, 0, 0, "all"); return err }, "k = 0"},
+		{"k > items", func() error { _, err := d.NegativePairs(d.TrainPos, d.NumItems+1, 0, "all"); return err }, "more than the"},
 		{"exclude", func() error { _, err := d.NegativePairs(d.TrainPos, 1, 0, "test"); return err }, `exclude = "test"`},
 	} {
 		if err := c.f(); !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), c.want) {

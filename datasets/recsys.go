@@ -255,14 +255,19 @@ func (d *RecDataset) PairGraph(pairs *tensor.Tensor) (*graph.Graph, error) {
 	return g, nil
 }
 
+// maxNegatives bounds NegativePairs' output (2^28 pairs, 4 GiB): a
+// request for more is an error, not a process killed for memory.
+const maxNegatives = 1 << 28
+
 // NegativePairs returns k negative (user, item) pairs per row of pairs,
 // (M*k, 2) int64 with the k negatives of row r at rows r*k..r*k+k-1: the
 // row's user and an item drawn uniformly (with seed) among the items that
 // user has no interaction with in exclude: "train" (the training pairs:
 // negatives to train on, PerSourceUniform(k) restricted to items) or "all"
 // (every split: the sampled negatives of held-out AUC). Errors name the
-// argument: pairs as PairGraph, k < 1, another exclude, or a user with
-// every item excluded.
+// argument: pairs as PairGraph, k < 1 or more than the items, more than
+// maxNegatives negatives in all, another exclude, or a user with every
+// item excluded.
 func (d *RecDataset) NegativePairs(pairs *tensor.Tensor, k int, seed int64, exclude string) (*tensor.Tensor, error) {
 	const op = "datasets.RecDataset.NegativePairs"
 	p, err := d.checkPairs(op, pairs)
@@ -271,6 +276,13 @@ func (d *RecDataset) NegativePairs(pairs *tensor.Tensor, k int, seed int64, excl
 	}
 	if k < 1 {
 		return nil, fmt.Errorf("%s: k = %d; want k >= 1: %w", op, k, ErrArgument)
+	}
+	if k > d.NumItems {
+		return nil, fmt.Errorf("%s: k = %d negatives per pair is more than the %d items: %w", op, k, d.NumItems, ErrArgument)
+	}
+	if n := int64(len(p)/2) * int64(k); n > maxNegatives {
+		return nil, fmt.Errorf("%s: %d pairs x k = %d is %d negatives (%d bytes), more than %d: draw them for a batch of pairs at a time: %w",
+			op, len(p)/2, k, n, 16*n, int64(maxNegatives), ErrArgument)
 	}
 	var g *graph.Graph
 	switch exclude {
