@@ -10,11 +10,17 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/must/must"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Bytes":      reflect.ValueOf(must.Bytes),
-		"DataLoader": reflect.ValueOf(must.DataLoader),
-		"Dataset":    reflect.ValueOf(must.Dataset),
-		"Graph":      reflect.ValueOf(must.Graph),
-		"OK":         reflect.ValueOf(must.OK),
-		"Tensor":     reflect.ValueOf(must.Tensor),
+		"Bytes":            reflect.ValueOf(must.Bytes),
+		"DataLoader":       reflect.ValueOf(must.DataLoader),
+		"Dataset":          reflect.ValueOf(must.Dataset),
+		"Graph":            reflect.ValueOf(must.Graph),
+		"HeteroDataLoader": reflect.ValueOf(must.HeteroDataLoader),
+		"HeteroDataset":    reflect.ValueOf(must.HeteroDataset),
+		"LinkDataset":      reflect.ValueOf(must.LinkDataset),
+		"OK":               reflect.ValueOf(must.OK),
+		"PerType":          reflect.ValueOf(must.PerType),
+		"RDFDataset":       reflect.ValueOf(must.RDFDataset),
+		"RecDataset":       reflect.ValueOf(must.RecDataset),
+		"Tensor":           reflect.ValueOf(must.Tensor),
 	}
 }

@@ -13,6 +13,7 @@ package must
 
 import (
 	"github.com/gnnrepl/gnnrepl/datasets"
+	"github.com/gnnrepl/gnnrepl/featstore"
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/sampling"
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -57,4 +58,46 @@ func Bytes(b []byte, err error) []byte {
 func DataLoader(l *sampling.DataLoader, err error) *sampling.DataLoader {
 	OK(err)
 	return l
+}
+
+// HeteroDataset returns d, or panics with err when it is not nil
+// (datasets.LoadACM, LoadOGBNodePropHetero, SyntheticMAG).
+func HeteroDataset(d *datasets.HeteroDataset, err error) *datasets.HeteroDataset {
+	OK(err)
+	return d
+}
+
+// RDFDataset returns d, or panics with err when it is not nil
+// (datasets.LoadAIFB, LoadMUTAG).
+func RDFDataset(d *datasets.RDFDataset, err error) *datasets.RDFDataset {
+	OK(err)
+	return d
+}
+
+// RecDataset returns d, or panics with err when it is not nil
+// (datasets.LoadLastFM, LoadMovieLens100K).
+func RecDataset(d *datasets.RecDataset, err error) *datasets.RecDataset {
+	OK(err)
+	return d
+}
+
+// LinkDataset returns d, or panics with err when it is not nil
+// (datasets.LoadCaGrQc).
+func LinkDataset(d *datasets.LinkDataset, err error) *datasets.LinkDataset {
+	OK(err)
+	return d
+}
+
+// HeteroDataLoader returns l, or panics with err when it is not nil
+// (sampling.NewHeteroDataLoader).
+func HeteroDataLoader(l *sampling.HeteroDataLoader, err error) *sampling.HeteroDataLoader {
+	OK(err)
+	return l
+}
+
+// PerType returns p, or panics with err when it is not nil
+// (featstore.NewPerType, NewPerTypeStores, NewHotCachePerType).
+func PerType(p *featstore.PerType, err error) *featstore.PerType {
+	OK(err)
+	return p
 }

@@ -17,7 +17,8 @@ func TestMust(t *testing.T) {
 		t.Errorf("graph %v", g)
 	}
 	x := must.Tensor(tensor.FromFloat32([]float32{1, 2}, 2), nil)
-	if x.Numel() != 2 || must.Bytes([]byte("ok"), nil) == nil || must.Dataset(nil, nil) != nil || must.DataLoader(nil, nil) != nil {
+	if x.Numel() != 2 || must.Bytes([]byte("ok"), nil) == nil || must.Dataset(nil, nil) != nil || must.DataLoader(nil, nil) != nil ||
+		must.HeteroDataset(nil, nil) != nil || must.RDFDataset(nil, nil) != nil || must.RecDataset(nil, nil) != nil || must.LinkDataset(nil, nil) != nil || must.HeteroDataLoader(nil, nil) != nil || must.PerType(nil, nil) != nil {
 		t.Error("values not passed through")
 	}
 	must.OK(nil)

@@ -110,3 +110,13 @@ func TestCommandArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestDocPackageMembers: :doc PKG lists the package's members after its
+// comment, as go doc does (a new user could not find must's functions).
+func TestDocPackageMembers(t *testing.T) {
+	s := newPreludeSession(t)
+	d, ok := s.Doc("must")
+	if !ok || !strings.Contains(d, "Members (:doc must.NAME):") || !strings.Contains(d, " Dataset ") || !strings.Contains(d, " OK") {
+		t.Fatalf(":doc must = %q", d)
+	}
+}

@@ -733,12 +733,39 @@ func (s *Session) Doc(name string) (string, bool) {
 	return s.describe(strings.Split(name, "."))
 }
 
+// packageMembers lists the documented exported names of package pkg
+// (as go doc does after the package comment), or "".
+func (s *Session) packageMembers(pkg string) string {
+	var names []string
+	for k := range s.opts.Docs {
+		if rest, ok := strings.CutPrefix(k, pkg+"."); ok && !strings.Contains(rest, ".") {
+			names = append(names, rest)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("\n\nMembers (:doc " + pkg + ".NAME):")
+	line := 0
+	for _, n := range names {
+		if line+len(n)+1 > 76 {
+			b.WriteString("\n ")
+			line = 0
+		}
+		b.WriteString(" " + n)
+		line += len(n) + 1
+	}
+	return b.String()
+}
+
 func (s *Session) describe(parts []string) (string, bool) {
 	if p := s.pkgPath(parts[0]); p != "" {
 		pkg := s.pkgName(p)
 		if len(parts) == 1 {
 			if d, ok := s.opts.Docs[pkg]; ok {
-				return d, true
+				return d + s.packageMembers(pkg), true
 			}
 			return fmt.Sprintf("package %s // import %q", pkg, p), true
 		}
