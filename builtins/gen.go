@@ -12,6 +12,7 @@ package builtins
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/sampling
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/featstore
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/datasets
+//go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/graphstore
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/profile
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/nn
 //go:generate go run ./internal/gensym github.com/gnnrepl/gnnrepl/optim

@@ -34,6 +34,7 @@ const PreludeImports = `import (
 	"github.com/gnnrepl/gnnrepl/dist"
 	"github.com/gnnrepl/gnnrepl/featstore"
 	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/graphstore"
 	"github.com/gnnrepl/gnnrepl/memplan"
 	"github.com/gnnrepl/gnnrepl/metrics"
 	"github.com/gnnrepl/gnnrepl/must"
