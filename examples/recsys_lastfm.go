@@ -9,7 +9,13 @@
 // 80/10/10 (seeded; a pair is held out only when its artist keeps a
 // training listener). Evaluation as LightGCN's: Recall@20 and NDCG@20
 // ranking all artists not in the user's training set, and the AUC of the
-// held-out pairs against as many sampled non-interactions.
+// held-out pairs against as many sampled non-interactions. Each model's
+// recipe was selected on the validation pairs (nn's
+// TestLightGCNLastFMSelect, by validation Recall@20): MF L2 1e-5 for 80
+// epochs, LightGCN L2 2e-6 for 100 epochs, both 4 negatives per positive
+// and Adam lr 0.05. With these, MF-BPR is ahead of LightGCN on the test
+// pairs (recall@20 0.2817 vs 0.2595, ndcg@20 0.2150 vs 0.2018; AUC 0.9588
+// vs 0.9591).
 //
 //	gnnrepl --data ../shared/data run examples/recsys_lastfm.go
 package main
@@ -70,11 +76,12 @@ func main() {
 	// Popularity: every user gets the artists with the most training listeners.
 	evaluate("popularity", tensor.Concat([]*tensor.Tensor{tensor.Ones(d.NumUsers, 1), tensor.Reshape(d.ItemPopularity(), d.NumItems, 1)}, 0))
 
-	// numLayers -1 is matrix factorisation (the bare embedding), 3 LightGCN.
-	train := func(numLayers int) *tensor.Tensor {
+	// numLayers -1 is matrix factorisation (the bare embedding), 3 LightGCN;
+	// weightDecay (L2) and epochs as selected on the validation pairs.
+	train := func(numLayers int, weightDecay float64, epochs int) *tensor.Tensor {
 		m := nn.NewLightGCN(nn.LightGCNOptions{NumNodes: d.NumUsers + d.NumItems, EmbeddingDim: 64, NumLayers: numLayers, Seed: 0})
-		adam := optim.NewAdam(m.Parameters(), optim.AdamOptions{LR: 0.05, WeightDecay: 2e-6})
-		for epoch := 0; epoch < 40; epoch++ {
+		adam := optim.NewAdam(m.Parameters(), optim.AdamOptions{LR: 0.05, WeightDecay: weightDecay})
+		for epoch := 0; epoch < epochs; epoch++ {
 			// Full batch: every training pair against 4 artists the user has
 			// not listened to in training.
 			neg, err := d.NegativePairs(d.TrainPos, 4, int64(epoch), "train")
@@ -90,7 +97,7 @@ func main() {
 			adam.ZeroGrad()
 			loss.Backward()
 			adam.Step()
-			if epoch%10 == 9 {
+			if epoch%20 == 19 {
 				fmt.Printf("  %v epoch %2d  bpr loss %.4f\n", m, epoch+1, loss.Item())
 			}
 		}
@@ -98,8 +105,8 @@ func main() {
 		tensor.NoGrad(func() { h = m.Forward(g) })
 		return h
 	}
-	evaluate("MF-BPR", train(-1))
-	r := evaluate("LightGCN", train(3))
+	evaluate("MF-BPR", train(-1, 1e-5, 80))
+	r := evaluate("LightGCN", train(3, 2e-6, 100))
 	fmt.Printf("test ndcg@20: %.4f\n", r.NDCG[20])
 	fmt.Printf("test recall@20: %.4f\n", r.Recall[20])
 }
