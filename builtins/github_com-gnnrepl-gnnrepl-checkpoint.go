@@ -20,12 +20,28 @@ func init() {
 
 		// type definitions
 		"Error":     reflect.ValueOf((*checkpoint.Error)(nil)),
+		"Loader":    reflect.ValueOf((*checkpoint.Loader)(nil)),
 		"Scheduler": reflect.ValueOf((*checkpoint.Scheduler)(nil)),
 		"State":     reflect.ValueOf((*checkpoint.State)(nil)),
 
 		// interface wrapper definitions
+		"_Loader":    reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_checkpoint_Loader)(nil)),
 		"_Scheduler": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_checkpoint_Scheduler)(nil)),
 	}
+}
+
+// _github_com_gnnrepl_gnnrepl_checkpoint_Loader is an interface wrapper for Loader type
+type _github_com_gnnrepl_gnnrepl_checkpoint_Loader struct {
+	IValue         interface{}
+	WLoadStateDict func(sd map[string]any) error
+	WStateDict     func() map[string]any
+}
+
+func (W _github_com_gnnrepl_gnnrepl_checkpoint_Loader) LoadStateDict(sd map[string]any) error {
+	return W.WLoadStateDict(sd)
+}
+func (W _github_com_gnnrepl_gnnrepl_checkpoint_Loader) StateDict() map[string]any {
+	return W.WStateDict()
 }
 
 // _github_com_gnnrepl_gnnrepl_checkpoint_Scheduler is an interface wrapper for Scheduler type

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/nn"
 	"github.com/gnnrepl/gnnrepl/optim"
-	"github.com/gnnrepl/gnnrepl/sampling"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -48,8 +48,9 @@ type State struct {
 	Scaler *amp.GradScaler
 	// Loader's position (DataLoader.StateDict: epoch, batch, seed) goes
 	// into the metadata; a loaded loader continues with the next batch
-	// the saved one would have handed out, mid-epoch included.
-	Loader *sampling.DataLoader
+	// the saved one would have handed out, mid-epoch included. A
+	// *sampling.DataLoader (node or edge) or *sampling.HeteroDataLoader.
+	Loader Loader
 	// Generators are further random generators to save, by name: for
 	// instance tensor.DefaultGenerator() (torch.get_rng_state) under
 	// "default", or a generator of your own that shuffles or splits data.
@@ -59,6 +60,22 @@ type State struct {
 	// The keys "format" and "gnnrepl" are reserved. Load replaces Meta with
 	// the file's entries other than those (none: an empty map).
 	Meta map[string]string
+}
+
+// Loader is what State.Loader needs of a data loader: its position as a
+// state dict and back (sampling.DataLoader, sampling.HeteroDataLoader).
+type Loader interface {
+	StateDict() map[string]any
+	LoadStateDict(sd map[string]any) error
+}
+
+// present reports whether l holds a loader (not nil, nor a nil pointer).
+func present(l Loader) bool {
+	if l == nil {
+		return false
+	}
+	v := reflect.ValueOf(l)
+	return v.Kind() != reflect.Pointer || !v.IsNil()
 }
 
 // Scheduler is what State.Scheduler needs of a learning-rate scheduler:
@@ -213,7 +230,7 @@ func Save(path string, s State) (err error) {
 			}
 		}
 	}
-	if s.Loader != nil {
+	if present(s.Loader) {
 		d.Loader = s.Loader.StateDict()
 	}
 	gens, err := s.generators(op)
@@ -432,7 +449,7 @@ func Load(path string, s *State) (err error) {
 		scalerSD = prefixed(tensors, scalerPrefix)
 	}
 	var loaderSD map[string]any
-	if s.Loader != nil {
+	if present(s.Loader) {
 		if d == nil || d.Loader == nil {
 			return missing("DataLoader")
 		}
@@ -502,7 +519,7 @@ func Load(path string, s *State) (err error) {
 		}
 		undo = append(undo, func() { _ = sc.LoadStateDict(snap) })
 	}
-	if s.Loader != nil {
+	if present(s.Loader) {
 		if err := s.Loader.LoadStateDict(loaderSD); err != nil {
 			return fail(err)
 		}
