@@ -42,7 +42,7 @@ func saveHetero(path string, g *graph.Graph) error {
 	}
 	edges := make([]int64, len(ces))
 	for j, ce := range ces {
-		k := ce.Key()
+		k := ce.String()
 		src, dst := g.EdgesOf(k)
 		edges[j] = int64(src.Numel())
 		add(fmt.Sprintf("r%d/coo/src", j), src)
@@ -249,7 +249,7 @@ func buildHetero(data []byte, numNodes, numEdges, dirOff, dirLen, schemaLen int6
 		case kind == 'n' && idx < len(sc.ntypes) && strings.HasPrefix(rest, "ndata/"):
 			err = g.SetNDataOf(sc.ntypes[idx], rest[6:], t)
 		case kind == 'r' && idx < len(sc.ces) && strings.HasPrefix(rest, "edata/"):
-			err = g.SetEDataOf(sc.ces[idx].Key(), rest[6:], t)
+			err = g.SetEDataOf(sc.ces[idx].String(), rest[6:], t)
 		case kind == 'r' && idx < len(sc.ces) && (rest == "coo/src" || rest == "coo/dst"):
 		default:
 			return nil, fmt.Errorf("section %s has an unknown name", name)

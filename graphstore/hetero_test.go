@@ -273,3 +273,61 @@ func TestHeteroACM(t *testing.T) {
 		t.Fatalf("ACM opened as %v", h)
 	}
 }
+
+func TestHeteroAIFB(t *testing.T) {
+	dir := shareddata.Dir(t)
+	if _, err := os.Stat(filepath.Join(dir, datasets.AIFBFolder)); err != nil {
+		t.Skipf("%s absent: %v", datasets.AIFBFolder, err)
+	}
+	d, err := datasets.LoadAIFB(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "aifb.gnng")
+	if err := Save(p, d.Graph); err != nil {
+		t.Fatal(err)
+	}
+	h, c, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sameHetero(t, d.Graph, h)
+}
+
+// BenchmarkOpenHetero opens a saved SyntheticMAG at scale 0.01 (types,
+// edge-list check, mapping; adjacencies are built on first use).
+func BenchmarkOpenHetero(b *testing.B) {
+	d, err := datasets.SyntheticMAG(datasets.SyntheticMAGOptions{Scale: 0.01, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(b.TempDir(), "mag.gnng")
+	if err := Save(p, d.Graph); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		_, c, err := Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+	b.ReportMetric(float64(d.Graph.NumEdges()), "edges")
+}
+
+// BenchmarkSaveHetero saves the same graph.
+func BenchmarkSaveHetero(b *testing.B) {
+	d, err := datasets.SyntheticMAG(datasets.SyntheticMAGOptions{Scale: 0.01, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(b.TempDir(), "mag.gnng")
+	b.ResetTimer()
+	for range b.N {
+		if err := Save(p, d.Graph); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
