@@ -331,3 +331,30 @@ func BenchmarkSaveHetero(b *testing.B) {
 		}
 	}
 }
+
+// Empty graphs and relations without edges round-trip too.
+func TestHeteroEmpty(t *testing.T) {
+	for _, g := range []*graph.Graph{
+		mustHetero(t, map[string]int{}, nil),
+		mustHetero(t, map[string]int{"a": 0, "b": 2}, map[graph.CanonicalEType]graph.EdgeList{{Src: "b", EType: "x", Dst: "a"}: {}, {Src: "b", EType: "y", Dst: "b"}: {}}),
+	} {
+		p := filepath.Join(t.TempDir(), "e.gnng")
+		if err := Save(p, g); err != nil {
+			t.Fatal(err)
+		}
+		h, c, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameHetero(t, g, h)
+		c.Close()
+	}
+}
+
+func mustHetero(t *testing.T, n map[string]int, e map[graph.CanonicalEType]graph.EdgeList) *graph.Graph {
+	g, err := graph.NewHetero(n, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
