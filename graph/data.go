@@ -109,6 +109,20 @@ func (g *Graph) NDataOf(ntype, name string) *tensor.Tensor {
 	return g.ndata[i].get("node", name)
 }
 
+// NDataNamesOf returns the names of node type ntype's data, sorted; it
+// panics with ErrArgument for an unknown node type.
+func (g *Graph) NDataNamesOf(ntype string) []string {
+	i := g.ntypeIndex(ntype)
+	if i < 0 {
+		panicf(engerr.ErrArgument, "no node type %q (have %v)", ntype, g.ntypes)
+	}
+	return g.ndata[i].names()
+}
+
+// EDataNamesOf returns the names of edge type etype's data, sorted; it
+// panics as EDataOf for an unknown or ambiguous edge type.
+func (g *Graph) EDataNamesOf(etype string) []string { return g.rel(etype).edata.names() }
+
 // SetNDataOf stores node data for node type ntype.
 func (g *Graph) SetNDataOf(ntype, name string, t *tensor.Tensor) error {
 	i := g.ntypeIndex(ntype)

@@ -113,6 +113,18 @@ func New(numNodes int, src, dst []int64) (*Graph, error) {
 // per node type and edge lists per canonical edge type. Types are kept in
 // sorted order. Errors name the relation and the offending id.
 func NewHetero(numNodes map[string]int, edges map[CanonicalEType]EdgeList) (*Graph, error) {
+	return newHetero(numNodes, edges, true)
+}
+
+// NewHeteroOwned is NewHetero without the copies: the graph takes ownership
+// of every edge list, which the caller must not modify afterwards (they
+// may be views of a read-only memory-mapped file; see package graphstore).
+// Errors are NewHetero's.
+func NewHeteroOwned(numNodes map[string]int, edges map[CanonicalEType]EdgeList) (*Graph, error) {
+	return newHetero(numNodes, edges, false)
+}
+
+func newHetero(numNodes map[string]int, edges map[CanonicalEType]EdgeList, copyEdges bool) (*Graph, error) {
 	g := &Graph{}
 	for nt := range numNodes {
 		g.ntypes = append(g.ntypes, nt)
@@ -164,8 +176,11 @@ func NewHetero(numNodes map[string]int, edges map[CanonicalEType]EdgeList) (*Gra
 				return nil, errorf(engerr.ErrIndex, "", "%sdestination id %d of edge %d is outside [0, %d)", rel, d, i, nd)
 			}
 		}
-		g.rels = append(g.rels, &relation{ce: ce, src: append([]int64(nil), el.Src...),
-			dst: append([]int64(nil), el.Dst...), srcN: ns, dstN: nd, edata: dataMap{}})
+		src, dst := el.Src, el.Dst
+		if copyEdges {
+			src, dst = append([]int64(nil), src...), append([]int64(nil), dst...)
+		}
+		g.rels = append(g.rels, &relation{ce: ce, src: src, dst: dst, srcN: ns, dstN: nd, edata: dataMap{}})
 	}
 	return g, nil
 }

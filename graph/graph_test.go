@@ -192,3 +192,27 @@ func TestString(t *testing.T) {
 		t.Errorf("got %s", g.String())
 	}
 }
+
+func TestNewHeteroOwnedAndDataNamesOf(t *testing.T) {
+	src, dst := []int64{0, 1}, []int64{2, 0}
+	g, err := NewHeteroOwned(map[string]int{"a": 2, "b": 3}, map[CanonicalEType]EdgeList{
+		{"a", "x", "b"}: {src, dst}, {"b", "x", "a"}: {[]int64{1}, []int64{1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := g.EdgesOf("a:x:b"); &s.Int64s()[0] != &src[0] {
+		t.Fatal("NewHeteroOwned copied the edge list")
+	}
+	if _, err := NewHeteroOwned(map[string]int{"a": 2, "b": 3}, map[CanonicalEType]EdgeList{{"a", "x", "b"}: {[]int64{2}, []int64{0}}}); err == nil {
+		t.Fatal("id outside the type accepted")
+	}
+	g.SetNDataOf("b", "z", tensor.FromFloat32(make([]float32, 3)))
+	g.SetNDataOf("b", "h", tensor.FromFloat32(make([]float32, 3)))
+	g.SetEDataOf("b:x:a", "w", tensor.FromFloat32([]float32{1}))
+	if n := g.NDataNamesOf("b"); len(n) != 2 || n[0] != "h" || n[1] != "z" || len(g.NDataNamesOf("a")) != 0 {
+		t.Fatalf("NDataNamesOf %v", n)
+	}
+	if n := g.EDataNamesOf("b:x:a"); len(n) != 1 || n[0] != "w" || len(g.EDataNamesOf("a:x:b")) != 0 {
+		t.Fatalf("EDataNamesOf %v", n)
+	}
+}
