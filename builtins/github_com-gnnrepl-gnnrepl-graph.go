@@ -35,6 +35,7 @@ func init() {
 		"NewFromCSC":     reflect.ValueOf(graph.NewFromCSC),
 		"NewHetero":      reflect.ValueOf(graph.NewHetero),
 		"NewHeteroBlock": reflect.ValueOf(graph.NewHeteroBlock),
+		"NewHeteroOwned": reflect.ValueOf(graph.NewHeteroOwned),
 		"NewOwned":       reflect.ValueOf(graph.NewOwned),
 		"Sum":            reflect.ValueOf(graph.Sum),
 		"UAddE":          reflect.ValueOf(graph.UAddE),

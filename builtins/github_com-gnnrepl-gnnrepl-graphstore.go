@@ -12,12 +12,13 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/graphstore/graphstore"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ErrFormat": reflect.ValueOf(&graphstore.ErrFormat).Elem(),
-		"Magic":     reflect.ValueOf(constant.MakeFromLiteral("\"GNNRGRPH\"", token.STRING, 0)),
-		"Open":      reflect.ValueOf(graphstore.Open),
-		"Save":      reflect.ValueOf(graphstore.Save),
-		"SaveWith":  reflect.ValueOf(graphstore.SaveWith),
-		"Version":   reflect.ValueOf(constant.MakeFromLiteral("1", token.INT, 0)),
+		"ErrFormat":     reflect.ValueOf(&graphstore.ErrFormat).Elem(),
+		"Magic":         reflect.ValueOf(constant.MakeFromLiteral("\"GNNRGRPH\"", token.STRING, 0)),
+		"Open":          reflect.ValueOf(graphstore.Open),
+		"Save":          reflect.ValueOf(graphstore.Save),
+		"SaveWith":      reflect.ValueOf(graphstore.SaveWith),
+		"Version":       reflect.ValueOf(constant.MakeFromLiteral("1", token.INT, 0)),
+		"VersionHetero": reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
 
 		// type definitions
 		"Options": reflect.ValueOf((*graphstore.Options)(nil)),
