@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/chzyer/readline"
@@ -117,6 +118,31 @@ func RunShell(s *Session, opts ShellOptions) error {
 		fmt.Fprintln(opts.Out, opts.Banner)
 	}
 
+	// One goroutine takes every SIGINT (Ctrl-C while the terminal is not
+	// in the line editor's raw mode: while a cell runs, and in the gap
+	// after it before the prompt reads again): it cancels the running
+	// cell, if any, and always stops the goroutines cells left running,
+	// so that a Ctrl-C typed just as a cell ends is not lost.
+	var curMu sync.Mutex
+	var cur context.CancelFunc
+	stopSig := make(chan struct{})
+	defer close(stopSig)
+	go func() {
+		for {
+			select {
+			case <-sig:
+				curMu.Lock()
+				if cur != nil {
+					cur()
+				}
+				curMu.Unlock()
+				s.Interrupt()
+			case <-stopSig:
+				return
+			}
+		}
+	}()
+
 	var lines []string
 	for {
 		if len(lines) == 0 {
@@ -151,23 +177,14 @@ func RunShell(s *Session, opts ShellOptions) error {
 		if strings.TrimSpace(src) == "" {
 			continue
 		}
-		// Drop a Ctrl-C that arrived while nothing was running.
-		select {
-		case <-sig:
-		default:
-		}
 		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			select {
-			case <-sig:
-				cancel()
-				s.Interrupt()
-			case <-done:
-			}
-		}()
+		curMu.Lock()
+		cur = cancel
+		curMu.Unlock()
 		res, err := evalOrCommand(ctx, s, src, opts.Out)
-		close(done)
+		curMu.Lock()
+		cur = nil
+		curMu.Unlock()
 		cancel()
 		// Output without a final newline would sit where the next
 		// prompt is drawn, and readline redraws over it.

@@ -608,3 +608,43 @@ func TestRunOsExit(t *testing.T) {
 		}
 	}
 }
+
+// TestShellSIGINTIdle: a SIGINT that reaches the shell between cells (a
+// Ctrl-C typed just as a cell ends, before the prompt's raw mode) stops
+// the goroutines cells left running, as Ctrl-C at the prompt does; it was
+// dropped before the next cell.
+func TestShellSIGINTIdle(t *testing.T) {
+	cmd := command(t)
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	term := &terminal{t: t, tty: tty}
+	go io.Copy(term, tty)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+		}
+	}()
+	term.expect("gnn> ")
+	term.send("import \"sync/atomic\"\r")
+	term.expect("gnn> ")
+	term.send("var cnt int64; go func() { for { atomic.AddInt64(&cnt, 1) } }()\r")
+	term.expect("gnn> ")
+	cmd.Process.Signal(os.Interrupt)
+	time.Sleep(200 * time.Millisecond)
+	term.send("a := atomic.LoadInt64(&cnt); time.Sleep(300 * time.Millisecond); fmt.Println(\"delta\", atomic.LoadInt64(&cnt)-a)\r")
+	term.expect("delta 0")
+	term.expect("gnn> ")
+	term.send(":quit\r")
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the shell did not exit after :quit")
+	}
+}
