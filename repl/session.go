@@ -829,6 +829,10 @@ func hint(r any, src string) string {
 		return "yaegi v0.16.1 cannot range over a function (Go 1.23; call it with a yield function instead), nor over an integer " +
 			"whose type the session cannot tell (write `for i := 0; i < n; i++`)"
 	}
+	if strings.HasPrefix(msg, "reflect.Value.Convert: value of type") || strings.HasPrefix(msg, "reflect: Call with too") {
+		return "yaegi v0.16.1 does not check the arguments of a call to a compiled function or method when it compiles the cell: " +
+			"a call in this cell has too many arguments or one of the wrong type (see :doc for its signature); nothing of the cell ran"
+	}
 	return ""
 }
 
