@@ -274,6 +274,7 @@ func TestDataFlag(t *testing.T) {
 type terminal struct {
 	t    *testing.T
 	tty  *os.File
+	cmd  *exec.Cmd // the process on the terminal (startShell)
 	mu   sync.Mutex
 	out  bytes.Buffer
 	seen int // output before this offset has been matched already
@@ -532,23 +533,7 @@ func TestKernelInstallFromGoRun(t *testing.T) {
 // the next prompt (readline would draw over it), and a cell without output
 // gets no blank line.
 func TestShellPTYOpenLine(t *testing.T) {
-	cmd := command(t)
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
-	term := &terminal{t: t, tty: tty}
-	go io.Copy(term, tty)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		select {
-		case <-exited:
-		default:
-			cmd.Process.Kill()
-		}
-	}()
+	term, exited := startShell(t, 160)
 	term.expect("gnn> ")
 	term.send("x := 1\r")
 	term.expect("gnn> ")
@@ -614,29 +599,13 @@ func TestRunOsExit(t *testing.T) {
 // the goroutines cells left running, as Ctrl-C at the prompt does; it was
 // dropped before the next cell.
 func TestShellSIGINTIdle(t *testing.T) {
-	cmd := command(t)
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
-	term := &terminal{t: t, tty: tty}
-	go io.Copy(term, tty)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		select {
-		case <-exited:
-		default:
-			cmd.Process.Kill()
-		}
-	}()
+	term, exited := startShell(t, 160)
 	term.expect("gnn> ")
 	term.send("import \"sync/atomic\"\r")
 	term.expect("gnn> ")
 	term.send("var cnt int64; go func() { for { atomic.AddInt64(&cnt, 1) } }()\r")
 	term.expect("gnn> ")
-	cmd.Process.Signal(os.Interrupt)
+	term.cmd.Process.Signal(os.Interrupt)
 	time.Sleep(200 * time.Millisecond)
 	term.send("a := atomic.LoadInt64(&cnt); time.Sleep(300 * time.Millisecond); fmt.Println(\"delta\", atomic.LoadInt64(&cnt)-a)\r")
 	term.expect("delta 0")
@@ -647,4 +616,31 @@ func TestShellSIGINTIdle(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the shell did not exit after :quit")
 	}
+}
+
+// startShell starts the shell on a pseudo-terminal cols wide with args,
+// and returns the terminal and the channel its exit arrives on; the
+// process is killed at the end of the test if it is still running.
+func startShell(t *testing.T, cols uint16, args ...string) (*terminal, chan error) {
+	t.Helper()
+	cmd := command(t, args...)
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: cols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := &terminal{t: t, tty: tty, cmd: cmd}
+	go io.Copy(term, tty)
+	exited := make(chan error, 1)
+	done := make(chan struct{})
+	go func() { exited <- cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			cmd.Process.Kill()
+			<-done
+		}
+		tty.Close()
+	})
+	return term, exited
 }

@@ -2,15 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/gnnrepl/gnnrepl/acceptance"
 	"github.com/gnnrepl/gnnrepl/datasets"
@@ -50,23 +47,7 @@ func TestShellTrainsGraphSAGE(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := command(t, "--data", data)
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 400})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
-	term := &terminal{t: t, tty: tty}
-	go io.Copy(term, tty)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		select {
-		case <-exited:
-		default:
-			cmd.Process.Kill()
-		}
-	}()
+	term, exited := startShell(t, 400, "--data", data)
 
 	term.expect("gnn> ")
 	for _, line := range strings.Split(strings.TrimSpace(string(script)), "\n") {
