@@ -605,6 +605,11 @@ func TestShellSIGINTIdle(t *testing.T) {
 	term.expect("gnn> ")
 	term.send("var cnt int64; go func() { for { atomic.AddInt64(&cnt, 1) } }()\r")
 	term.expect("gnn> ")
+	// The goroutine is running before the signal (one not yet started
+	// when an interrupt comes belongs to the next run).
+	term.send("for atomic.LoadInt64(&cnt) == 0 { time.Sleep(time.Millisecond) }; fmt.Println(\"run\" + \"ning\")\r")
+	term.expect("running")
+	term.expect("gnn> ")
 	term.cmd.Process.Signal(os.Interrupt)
 	time.Sleep(200 * time.Millisecond)
 	term.send("a := atomic.LoadInt64(&cnt); time.Sleep(300 * time.Millisecond); fmt.Println(\"delta\", atomic.LoadInt64(&cnt)-a)\r")
