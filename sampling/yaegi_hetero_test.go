@@ -7,41 +7,12 @@ import (
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/tensor"
 	"github.com/traefik/yaegi/interp"
-	"github.com/traefik/yaegi/stdlib"
 )
 
 // TestInterpretedHetero runs the HeteroDataLoader loop in the yaegi
 // interpreter as a session user types it (fanout maps, typed seeds, typed
 // block data), against a hand-made symbol table.
 func TestInterpretedHetero(t *testing.T) {
-	i := interp.New(interp.Options{})
-	if err := i.Use(stdlib.Symbols); err != nil {
-		t.Fatal(err)
-	}
-	if err := i.Use(interp.Exports{
-		"github.com/gnnrepl/gnnrepl/graph/graph": {
-			"Graph":          reflect.ValueOf((*graph.Graph)(nil)),
-			"HeteroBlock":    reflect.ValueOf((*graph.HeteroBlock)(nil)),
-			"CanonicalEType": reflect.ValueOf((*graph.CanonicalEType)(nil)),
-			"EdgeList":       reflect.ValueOf((*graph.EdgeList)(nil)),
-			"NewHetero":      reflect.ValueOf(graph.NewHetero),
-		},
-		"github.com/gnnrepl/gnnrepl/tensor/tensor": {
-			"Tensor":      reflect.ValueOf((*tensor.Tensor)(nil)),
-			"FromFloat32": reflect.ValueOf(tensor.FromFloat32),
-			"FromInt64":   reflect.ValueOf(tensor.FromInt64),
-		},
-		"github.com/gnnrepl/gnnrepl/sampling/sampling": {
-			"NeighborSampler":       reflect.ValueOf((*NeighborSampler)(nil)),
-			"HeteroNeighborSampler": reflect.ValueOf((*HeteroNeighborSampler)(nil)),
-			"HeteroSampler":         reflect.ValueOf((*HeteroSampler)(nil)),
-			"LoaderOptions":         reflect.ValueOf((*LoaderOptions)(nil)),
-			"HeteroDataLoader":      reflect.ValueOf((*HeteroDataLoader)(nil)),
-			"NewHeteroDataLoader":   reflect.ValueOf(NewHeteroDataLoader),
-		},
-	}); err != nil {
-		t.Fatal(err)
-	}
 	const src = `
 import (
 	"fmt"
@@ -78,13 +49,28 @@ func run() string {
 	return out
 }
 `
-	if _, err := i.Eval(src); err != nil {
-		t.Fatal(err)
-	}
-	v, err := i.Eval("run()")
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := runInterpreted(t, interp.Exports{
+		"github.com/gnnrepl/gnnrepl/graph/graph": {
+			"Graph":          reflect.ValueOf((*graph.Graph)(nil)),
+			"HeteroBlock":    reflect.ValueOf((*graph.HeteroBlock)(nil)),
+			"CanonicalEType": reflect.ValueOf((*graph.CanonicalEType)(nil)),
+			"EdgeList":       reflect.ValueOf((*graph.EdgeList)(nil)),
+			"NewHetero":      reflect.ValueOf(graph.NewHetero),
+		},
+		"github.com/gnnrepl/gnnrepl/tensor/tensor": {
+			"Tensor":      reflect.ValueOf((*tensor.Tensor)(nil)),
+			"FromFloat32": reflect.ValueOf(tensor.FromFloat32),
+			"FromInt64":   reflect.ValueOf(tensor.FromInt64),
+		},
+		"github.com/gnnrepl/gnnrepl/sampling/sampling": {
+			"NeighborSampler":       reflect.ValueOf((*NeighborSampler)(nil)),
+			"HeteroNeighborSampler": reflect.ValueOf((*HeteroNeighborSampler)(nil)),
+			"HeteroSampler":         reflect.ValueOf((*HeteroSampler)(nil)),
+			"LoaderOptions":         reflect.ValueOf((*LoaderOptions)(nil)),
+			"HeteroDataLoader":      reflect.ValueOf((*HeteroDataLoader)(nil)),
+			"NewHeteroDataLoader":   reflect.ValueOf(NewHeteroDataLoader),
+		},
+	}, src)
 	// Seed 2 <- paper 1 (cites), author 1 (writes); then paper 1 <- 0, author 1.
 	want := "[2] [1] [12 11 10];[1] [1 0] [11 10];"
 	if got := v.String(); got != want {

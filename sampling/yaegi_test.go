@@ -14,32 +14,6 @@ import (
 // the yaegi interpreter, against a hand-made symbol table of the few
 // exported names it uses (the real tables are generated in builtins).
 func TestInterpreted(t *testing.T) {
-	i := interp.New(interp.Options{})
-	if err := i.Use(stdlib.Symbols); err != nil {
-		t.Fatal(err)
-	}
-	if err := i.Use(interp.Exports{
-		"github.com/gnnrepl/gnnrepl/graph/graph": {
-			"Graph": reflect.ValueOf((*graph.Graph)(nil)),
-			"Block": reflect.ValueOf((*graph.Block)(nil)),
-			"New":   reflect.ValueOf(graph.New),
-		},
-		"github.com/gnnrepl/gnnrepl/tensor/tensor": {
-			"Tensor":      reflect.ValueOf((*tensor.Tensor)(nil)),
-			"FromFloat32": reflect.ValueOf(tensor.FromFloat32),
-			"FromInt64":   reflect.ValueOf(tensor.FromInt64),
-		},
-		"github.com/gnnrepl/gnnrepl/sampling/sampling": {
-			"NeighborSampler":               reflect.ValueOf((*NeighborSampler)(nil)),
-			"MultiLayerFullNeighborSampler": reflect.ValueOf((*MultiLayerFullNeighborSampler)(nil)),
-			"LoaderOptions":                 reflect.ValueOf((*LoaderOptions)(nil)),
-			"DataLoader":                    reflect.ValueOf((*DataLoader)(nil)),
-			"Sampler":                       reflect.ValueOf((*Sampler)(nil)),
-			"NewDataLoader":                 reflect.ValueOf(NewDataLoader),
-		},
-	}); err != nil {
-		t.Fatal(err)
-	}
 	const src = `
 import (
 	"fmt"
@@ -78,6 +52,45 @@ func run() string {
 	return out + fmt.Sprint(b[0].SrcNodeIDs())
 }
 `
+	v := runInterpreted(t, interp.Exports{
+		"github.com/gnnrepl/gnnrepl/graph/graph": {
+			"Graph": reflect.ValueOf((*graph.Graph)(nil)),
+			"Block": reflect.ValueOf((*graph.Block)(nil)),
+			"New":   reflect.ValueOf(graph.New),
+		},
+		"github.com/gnnrepl/gnnrepl/tensor/tensor": {
+			"Tensor":      reflect.ValueOf((*tensor.Tensor)(nil)),
+			"FromFloat32": reflect.ValueOf(tensor.FromFloat32),
+			"FromInt64":   reflect.ValueOf(tensor.FromInt64),
+		},
+		"github.com/gnnrepl/gnnrepl/sampling/sampling": {
+			"NeighborSampler":               reflect.ValueOf((*NeighborSampler)(nil)),
+			"MultiLayerFullNeighborSampler": reflect.ValueOf((*MultiLayerFullNeighborSampler)(nil)),
+			"LoaderOptions":                 reflect.ValueOf((*LoaderOptions)(nil)),
+			"DataLoader":                    reflect.ValueOf((*DataLoader)(nil)),
+			"Sampler":                       reflect.ValueOf((*Sampler)(nil)),
+			"NewDataLoader":                 reflect.ValueOf(NewDataLoader),
+		},
+	}, src)
+	// 3 <- 2, 0; 4 <- 3; 5 <- 4; 2 <- 1; 0 <- 5 (fanout 2 takes all).
+	want := "[3 4 2 0 1 5] [3 4] 2 [3 4 2 0 1 5];[5 4 3] [5] 2 [5 4 3];[3 2 0]"
+	if got := v.String(); got != want {
+		t.Errorf("interpreted loop printed\n%s\nwant\n%s", got, want)
+	}
+}
+
+// runInterpreted evaluates src in a yaegi interpreter with the standard
+// library and exports (a hand-made symbol table of the names src uses)
+// and returns the value of run().
+func runInterpreted(t *testing.T, exports interp.Exports, src string) reflect.Value {
+	t.Helper()
+	i := interp.New(interp.Options{})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	if err := i.Use(exports); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := i.Eval(src); err != nil {
 		t.Fatal(err)
 	}
@@ -85,9 +98,5 @@ func run() string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 3 <- 2, 0; 4 <- 3; 5 <- 4; 2 <- 1; 0 <- 5 (fanout 2 takes all).
-	want := "[3 4 2 0 1 5] [3 4] 2 [3 4 2 0 1 5];[5 4 3] [5] 2 [5 4 3];[3 2 0]"
-	if got := v.String(); got != want {
-		t.Errorf("interpreted loop printed\n%s\nwant\n%s", got, want)
-	}
+	return v
 }
