@@ -65,22 +65,7 @@ func BenchmarkSampleBlocks(b *testing.B) {
 		} {
 			b.Run(fmt.Sprintf("%s/replace=%v", name, s.Replace), func(b *testing.B) {
 				g, seeds := benchGraph(b, name)
-				nb := len(seeds) / 1024
-				edges := 0
-				b.ResetTimer()
-				cpu0 := cpuTime()
-				for i := 0; i < b.N; i++ {
-					k := i % nb
-					blocks, err := s.SampleBlocks(g, seeds[k*1024:(k+1)*1024], uint64(i/nb))
-					if err != nil {
-						b.Fatal(err)
-					}
-					for _, blk := range blocks {
-						edges += blk.NumEdges()
-					}
-				}
-				reportEdges(b, edges, cpu0)
-				b.ReportMetric(float64(edges)/float64(b.N), "edges/batch")
+				benchHomo(b, g, seeds, s)
 			})
 		}
 	}
