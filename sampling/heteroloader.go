@@ -3,6 +3,7 @@ package sampling
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -56,7 +57,8 @@ type HeteroDataLoader struct {
 // type into the last block's DstData(ntype, name) (every seed node type
 // must have it); PrefetchEdgeFeats names edge data gathered for the sampled
 // edges of every edge type that has it into each block's EData(etype,
-// name). NodeFeatStores is not supported on heterographs (an error).
+// name). NodeFeatStores, and PinMemory on a GPU, are not supported on
+// heterographs (errors).
 //
 // Errors name the argument and wrap ErrArgument: a nil graph, sampler or
 // seeds, no seeds, a node type of seeds the graph does not have, seeds of
@@ -79,6 +81,9 @@ func NewHeteroDataLoader(g *graph.Graph, seeds map[string]*tensor.Tensor, sample
 	opts, err := checkLoaderOptions(name, opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.PinMemory && strings.HasPrefix(opts.Device, "cuda") {
+		return nil, fmt.Errorf("%s: PinMemory is not supported on heterographs yet; leave it off (batches are copied to %s synchronously): %w", name, opts.Device, ErrArgument)
 	}
 	if len(opts.NodeFeatStores) > 0 {
 		return nil, fmt.Errorf("%s: NodeFeatStores is not supported on heterographs; use PrefetchNodeFeats: %w", name, ErrArgument)
