@@ -22,13 +22,7 @@ func gatherRows(t *tensor.Tensor, ids []int64) *tensor.Tensor {
 	out := tensor.Empty(t.DType(), shape...) // every row is copied
 	switch t.DType() {
 	case tensor.Float32:
-		src, dst := t.Float32s(), out.Float32s()
-		parallelRows(len(ids), f, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				r := int(ids[i]) * f
-				copy(dst[i*f:(i+1)*f], src[r:r+f])
-			}
-		})
+		gatherF32Into(out.Float32s(), t.Float32s(), f, ids)
 	case tensor.Int64:
 		src, dst := t.Int64s(), out.Int64s()
 		for i, v := range ids {
@@ -41,6 +35,17 @@ func gatherRows(t *tensor.Tensor, ids []int64) *tensor.Tensor {
 		}
 	}
 	return out
+}
+
+// gatherF32Into copies rows ids of src (rows of f values) into dst
+// (len(ids)*f values), over GOMAXPROCS goroutines when it is large.
+func gatherF32Into(dst, src []float32, f int, ids []int64) {
+	parallelRows(len(ids), f, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := int(ids[i]) * f
+			copy(dst[i*f:(i+1)*f], src[r:r+f])
+		}
+	})
 }
 
 // parallelRows runs body over [0, n) in contiguous chunks, concurrently when

@@ -234,7 +234,11 @@ func (h *heteroSource) produce(s *source, i int, enc []int64, epochSeed uint64) 
 				continue
 			}
 			nt := h.ntypes[k]
-			if err := first.SetSrcData(nt, s.opts.PrefetchNodeFeats[j], gatherOn(dev, t, first.SrcNodeIDs(nt))); err != nil {
+			x, buf := gatherPooled(s.pool, dev, t, first.SrcNodeIDs(nt))
+			if buf != nil {
+				b.pooled = append(b.pooled, buf)
+			}
+			if err := first.SetSrcData(nt, s.opts.PrefetchNodeFeats[j], x); err != nil {
 				return nil, err
 			}
 		}
