@@ -463,13 +463,13 @@ func loaderOver(s *source) *DataLoader {
 	bytes := int64(len(s.seeds)) * 8
 	tensor.CountBytes("cpu", bytes)
 	if s.opts.ReuseBuffers && s.opts.Device == "cpu" {
-		// The current batch, the window of prefetched ones and the one
-		// each worker is gathering, per feature and node type.
-		per := 4
+		// At most the current batch and the prefetch window are in use at
+		// once (plus one spare), per feature tensor of a batch.
+		per := max(len(s.opts.PrefetchNodeFeats), 1)
 		if s.het != nil {
 			per *= len(s.het.ntypes)
 		}
-		s.pool = &bufPool{max: per * max(len(s.opts.PrefetchNodeFeats), 1) * (2 + s.opts.NumWorkers*(1+s.opts.PrefetchFactor))}
+		s.pool = &bufPool{max: per * (2 + s.opts.NumWorkers*s.opts.PrefetchFactor)}
 	}
 	dl := &DataLoader{src: s, ctl: &control{}, seen: runctx.Interrupts()}
 	runtime.AddCleanup(s, func(n int64) { tensor.CountBytes("cpu", -n) }, bytes)
