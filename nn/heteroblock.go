@@ -20,10 +20,13 @@ import (
 // (NumSrcNodes(ntype), InFeats) float32; it must hold every node type that
 // has source nodes. The self loop takes the first NumDstNodes(ntype) rows
 // of x[ntype]. The result maps every node type with destination nodes to
-// (NumDstNodes(ntype), OutFeats). Per destination type, the aggregated
-// messages of its relations are concatenated and multiplied by the stacked
-// W_r in one GEMM (aggregation first, since a block has fewer destination
-// than source nodes). It panics with ErrShape when NumRels is not the
+// (NumDstNodes(ntype), OutFeats). Per destination type, each relation's
+// messages are aggregated first (a block has fewer destination than source
+// nodes, so mean_r(x) W_r is cheaper than mean_r(x W_r)), and the
+// products with W_r, the self loop and the bias accumulate into one output
+// (tensor.AddMM, the ReLU fused when Activation is tensor.ReLU); with
+// LayerNorm, which comes before the bias and the self loop, the aggregates
+// are concatenated and multiplied by the stacked W_r in one GEMM. It panics with ErrShape when NumRels is not the
 // block's number of edge types or a feature tensor does not fit, and
 // ErrOption for a nil block or missing features.
 func (c *RelGraphConv) ForwardBlock(blk *graph.HeteroBlock, x map[string]*tensor.Tensor) map[string]*tensor.Tensor {
