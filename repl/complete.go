@@ -865,19 +865,28 @@ func (s *Session) describeSymbol(p, pkg, name string) (string, bool) {
 		return "", false
 	}
 	full := pkg + "." + name
+	var d string
 	if c, ok := v.Interface().(constant.Value); ok {
-		return fmt.Sprintf("const %s = %s", full, c.ExactString()), true
+		d = fmt.Sprintf("const %s = %s", full, c.ExactString())
+	} else {
+		switch {
+		case v.Kind() == reflect.Func:
+			d = "func " + full + strings.TrimPrefix(v.Type().String(), "func")
+		case v.Kind() == reflect.Pointer && v.IsNil():
+			d = fmt.Sprintf("type %s %s", full, v.Type().Elem().Kind())
+		case v.CanAddr():
+			d = fmt.Sprintf("var %s %s", full, v.Type())
+		default:
+			d = fmt.Sprintf("%s %s", full, v.Type())
+		}
 	}
-	switch {
-	case v.Kind() == reflect.Func:
-		return "func " + full + strings.TrimPrefix(v.Type().String(), "func"), true
-	case v.Kind() == reflect.Pointer && v.IsNil():
-		t := v.Type().Elem()
-		return fmt.Sprintf("type %s %s", full, t.Kind()), true
-	case v.CanAddr():
-		return fmt.Sprintf("var %s %s", full, v.Type()), true
+	// The session carries the documentation of its own packages only; a
+	// standard-library member (an import path without a dot) gets the
+	// address of its documentation.
+	if first, _, _ := strings.Cut(p, "/"); !strings.Contains(first, ".") {
+		d += "\n\nDocumentation: https://pkg.go.dev/" + p + "#" + name
 	}
-	return fmt.Sprintf("%s %s", full, v.Type()), true
+	return d, true
 }
 
 // describeFunc evaluates a session function's name to show its type.

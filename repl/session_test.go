@@ -444,7 +444,7 @@ func TestInspect(t *testing.T) {
 		want   string
 	}{
 		{"runctx.Err()", 9, "func Err() error\n\nErr reports"},
-		{"fmt.Println(1)", 5, "func fmt.Println(...interface {}) (int, error)"},
+		{"fmt.Println(1)", 5, "func fmt.Println(...interface {}) (int, error)\n\nDocumentation: https://pkg.go.dev/fmt#Println"},
 		{"answer + 1", 2, "var answer int = 42"},
 		{"double(3)", 6, "func double(int) int"},
 		{"math.Pi", 6, "const math.Pi = "},
