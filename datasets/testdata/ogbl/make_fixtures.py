@@ -20,6 +20,9 @@ their arrays:
                   loaders call replace_numpy_with_torchtensor).
 
 The values are small and written out below so the Go test can state them.
+The zip files and gzipped CSVs come out byte for byte the same on every run;
+the legacy files do not (torch names their storages by memory address), so
+rerunning changes their bytes but not their contents.
 """
 import gzip
 import os
