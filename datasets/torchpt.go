@@ -198,7 +198,19 @@ func (v *ptView) resolve() (*ptArray, error) {
 	if len(st.raw) != st.numel*st.elem.size {
 		return nil, fmt.Errorf("storage %s has %d bytes, want %d", st.key, len(st.raw), st.numel*st.elem.size)
 	}
+	a := &ptArray{shape: size}
 	es := st.elem.size
+	contiguous := true
+	for d, want := len(size)-1, 1; d >= 0; d-- {
+		if size[d] != 1 && stride[d] != want {
+			contiguous = false
+		}
+		want *= size[d]
+	}
+	if contiguous {
+		a.ints, a.floats = st.elem.decode(st.raw[off*es : (off+n)*es])
+		return a, nil
+	}
 	b := make([]byte, 0, n*es)
 	idx := make([]int, len(size))
 	for k := 0; k < n; k++ {
@@ -214,7 +226,6 @@ func (v *ptView) resolve() (*ptArray, error) {
 			idx[d] = 0
 		}
 	}
-	a := &ptArray{shape: size}
 	a.ints, a.floats = st.elem.decode(b)
 	return a, nil
 }
@@ -422,11 +433,16 @@ func ptPersistentID(id any) (ptStorageClass, string, int, error) {
 // (not a torch file, a truncated or corrupt one, a CRC mismatch, a value
 // that is not an array) wraps ErrFormat; every error names path.
 func readTorchDict(path string) (m map[string]*ptArray, err error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s: %w", ErrMissing, path, err)
 		}
+		return nil, fmt.Errorf("datasets: opening %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
 		return nil, fmt.Errorf("datasets: reading %s: %w", path, err)
 	}
 	defer func() {
@@ -434,14 +450,15 @@ func readTorchDict(path string) (m map[string]*ptArray, err error) {
 			m, err = nil, fmt.Errorf("%w: %s: malformed torch file: %v", ErrFormat, path, r)
 		}
 	}()
-	var obj any
-	if len(b) == 0 {
+	var head [4]byte
+	if k, _ := f.ReadAt(head[:], 0); k == 0 {
 		return nil, fmt.Errorf("%w: %s: empty file", ErrFormat, path)
 	}
-	if bytes.HasPrefix(b, []byte("PK\x03\x04")) {
-		obj, err = loadTorchZip(b)
+	var obj any
+	if string(head[:]) == "PK\x03\x04" {
+		obj, err = loadTorchZip(f, st.Size())
 	} else {
-		obj, err = loadTorchLegacy(b)
+		obj, err = loadTorchLegacy(io.NewSectionReader(f, 0, st.Size()))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, path, err)
@@ -486,8 +503,8 @@ func readTorchDict(path string) (m map[string]*ptArray, err error) {
 
 // loadTorchZip reads torch's zip container: <prefix>/data.pkl and the
 // storages <prefix>/data/<key>, each entry's CRC verified.
-func loadTorchZip(b []byte) (any, error) {
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+func loadTorchZip(f io.ReaderAt, size int64) (any, error) {
+	zr, err := zip.NewReader(f, size)
 	if err != nil {
 		return nil, fmt.Errorf("not a readable zip archive (truncated or corrupt): %v", err)
 	}
@@ -509,8 +526,24 @@ func loadTorchZip(b []byte) (any, error) {
 			return nil, fmt.Errorf("entry %s: %v", f.Name, err)
 		}
 		defer rc.Close()
-		out, err := io.ReadAll(rc) // to EOF, where archive/zip checks the CRC
-		if err != nil {
+		if f.Method != zip.Store || f.UncompressedSize64 > uint64(size) {
+			// Compressed (torch stores, but a re-zipped file may not):
+			// the size is not bounded by the file's.
+			out, err := io.ReadAll(rc) // to EOF, where archive/zip checks the CRC
+			if err != nil {
+				return nil, fmt.Errorf("entry %s: %v", f.Name, err)
+			}
+			return out, nil
+		}
+		out := make([]byte, f.UncompressedSize64)
+		if _, err := io.ReadFull(rc, out); err != nil {
+			return nil, fmt.Errorf("entry %s: %v", f.Name, err)
+		}
+		// Reading on to EOF makes archive/zip check the CRC.
+		if k, err := rc.Read(make([]byte, 1)); k != 0 || err != io.EOF {
+			if err == nil || err == io.EOF {
+				err = fmt.Errorf("more bytes than its recorded size")
+			}
 			return nil, fmt.Errorf("entry %s: %v", f.Name, err)
 		}
 		return out, nil
@@ -565,8 +598,8 @@ func loadTorchZip(b []byte) (any, error) {
 const legacyMagic = "1950a86a20f9469cfc6c"
 
 // loadTorchLegacy reads torch's legacy (non-zip) stream.
-func loadTorchLegacy(b []byte) (any, error) {
-	r := bufio.NewReader(bytes.NewReader(b))
+func loadTorchLegacy(f io.Reader) (any, error) {
+	r := bufio.NewReaderSize(f, 1<<20)
 	next := func(what string, u *pickle.Unpickler) (any, error) {
 		if u == nil {
 			p := pickle.NewUnpickler(r)
