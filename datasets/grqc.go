@@ -61,8 +61,15 @@ func (d *LinkDataset) String() string {
 		}
 		return t.Size(0)
 	}
-	return fmt.Sprintf("LinkDataset(%s: %d nodes, train=%d, val=%d/%d, test=%d/%d pos/neg pairs)", d.Name, d.NumNodes,
-		rows(d.TrainPos), rows(d.ValPos), rows(d.ValNeg), rows(d.TestPos), rows(d.TestNeg))
+	// Per-positive negatives (ogbl-citation2) show as rows x K.
+	neg := func(pairs, dst *tensor.Tensor) string {
+		if pairs == nil && dst != nil && dst.Dim() == 2 {
+			return fmt.Sprintf("%dx%d", dst.Size(0), dst.Size(1))
+		}
+		return fmt.Sprint(rows(pairs))
+	}
+	return fmt.Sprintf("LinkDataset(%s: %d nodes, train=%d, val=%d/%s, test=%d/%s pos/neg pairs)", d.Name, d.NumNodes,
+		rows(d.TrainPos), rows(d.ValPos), neg(d.ValNeg, d.ValNegDst), rows(d.TestPos), neg(d.TestNeg, d.TestNegDst))
 }
 
 // CaGrQcFolder is the folder of the ca-GrQc split under a data directory.

@@ -141,6 +141,9 @@ func TestOGBLinkPropCitation2Numpy(t *testing.T) {
 	if d.ValNeg != nil || d.TestNeg != nil || d.TrainNeg != nil {
 		t.Error("citation2 has no shared negative pairs")
 	}
+	if s := d.String(); s != "LinkDataset(ogbl-citation2: 6 nodes, train=5, val=1/1x3, test=2/2x3 pos/neg pairs)" {
+		t.Errorf("String %q", s)
+	}
 }
 
 func TestOGBLinkPropOptions(t *testing.T) {

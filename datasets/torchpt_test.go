@@ -98,3 +98,59 @@ func BenchmarkReadTorchDict(b *testing.B) {
 		}
 	}
 }
+
+// TestReadTorchDictDTypes reads testdata/ogbl/misc/dtypes_{zip,legacy}.pt
+// (make_fixtures.py): every storage dtype, views with offsets and strides
+// (two of them over one storage), a permuted tensor, an empty one, and
+// numpy arrays of several dtypes.
+func TestReadTorchDictDTypes(t *testing.T) {
+	ints := map[string]struct {
+		shape []int
+		vals  []int64
+	}{
+		"sliced":   {[]int{4}, []int64{3, 4, 5, 6}},
+		"shared_a": {[]int{3}, []int64{1, 5, 9}},
+		"shared_b": {[]int{2, 2}, []int64{4, 6, 8, 10}},
+		// arange(24).view(2, 3, 4).permute(2, 0, 1)[k][i][j] = 12i + 4j + k
+		"permuted": {[]int{4, 2, 3}, []int64{0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21, 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23}},
+		"bool":     {[]int{3}, []int64{1, 0, 1}},
+		"uint8":    {[]int{2}, []int64{0, 255}},
+		"int8":     {[]int{2}, []int64{-128, 127}},
+		"int16":    {[]int{2}, []int64{-300, 300}},
+		"empty":    {[]int{0, 2}, []int64{}},
+		"np_i4":    {[]int{2}, []int64{-7, 7}},
+		"np_b1":    {[]int{2}, []int64{0, 1}},
+		"np_u1":    {[]int{2}, []int64{3, 200}},
+	}
+	floats := map[string]struct {
+		shape []int
+		vals  []float32
+	}{
+		"half":   {[]int{3}, []float32{0.5, -2, 65504}},
+		"double": {[]int{2}, []float32{1.25, -3.5}},
+		"float":  {[]int{1, 2}, []float32{1.5, 2.5}},
+		"np_f4":  {[]int{2}, []float32{0.25, -1}},
+		"np_f8":  {[]int{2, 1}, []float32{1, 2.5}},
+	}
+	for _, f := range []string{"dtypes_zip.pt", "dtypes_legacy.pt"} {
+		m, err := readTorchDict(filepath.Join(ogblFixtures, "misc", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m) != len(ints)+len(floats) {
+			t.Errorf("%s: %d arrays, want %d", f, len(m), len(ints)+len(floats))
+		}
+		for k, w := range ints {
+			a := m[k]
+			if a == nil || !a.isInt() || !slices.Equal(a.shape, w.shape) || !slices.Equal(a.ints, w.vals) {
+				t.Errorf("%s %s: %+v, want %v %v", f, k, a, w.shape, w.vals)
+			}
+		}
+		for k, w := range floats {
+			a := m[k]
+			if a == nil || a.isInt() || !slices.Equal(a.shape, w.shape) || !slices.Equal(a.floats, w.vals) {
+				t.Errorf("%s %s: %+v, want %v %v", f, k, a, w.shape, w.vals)
+			}
+		}
+	}
+}

@@ -124,3 +124,29 @@ bad = {
 }
 for name, obj in bad.items():
     save(obj, os.path.join("bad", name + ".pt"), legacy=True)  # smaller
+
+# Tensors of every storage dtype, views (an offset, two views of one
+# storage, a permuted 3-d tensor) and numpy dtypes, in both containers,
+# for TestReadTorchDictDTypes.
+base = torch.arange(12, dtype=torch.long)
+misc = {
+    "sliced": base[3:7],                        # storage offset 3
+    "shared_a": base.view(3, 4)[:, 1],          # strides (4,), offset 1
+    "shared_b": base.view(3, 4)[1:, ::2],       # offset 4, strides (4, 2)
+    "permuted": torch.arange(24, dtype=torch.int32).view(2, 3, 4).permute(2, 0, 1),
+    "half": torch.tensor([0.5, -2.0, 65504.0], dtype=torch.float16),
+    "double": torch.tensor([1.25, -3.5], dtype=torch.float64),
+    "bool": torch.tensor([True, False, True]),
+    "uint8": torch.tensor([0, 255], dtype=torch.uint8),
+    "int8": torch.tensor([-128, 127], dtype=torch.int8),
+    "int16": torch.tensor([-300, 300], dtype=torch.int16),
+    "float": torch.tensor([[1.5, 2.5]], dtype=torch.float32),
+    "empty": torch.zeros(0, 2, dtype=torch.long),
+    "np_f4": np.array([0.25, -1.0], dtype=np.float32),
+    "np_f8": np.array([[1.0], [2.5]], dtype=np.float64),
+    "np_i4": np.array([-7, 7], dtype=np.int32),
+    "np_b1": np.array([False, True]),
+    "np_u1": np.array([3, 200], dtype=np.uint8),
+}
+save(misc, "misc/dtypes_zip.pt")
+save(misc, "misc/dtypes_legacy.pt", legacy=True)
