@@ -233,21 +233,27 @@ func TestOGBLinkPropErrors(t *testing.T) {
 			}
 		}
 	}
-	// Gzipped CSVs cut anywhere are errors naming them.
-	dir := copyFixture(t, "ogbl_collab")
-	for _, f := range []string{"edge", "node-feat", "edge_weight", "edge_year", "num-node-list"} {
-		p := filepath.Join(dir, "raw", f+".csv.gz")
-		full, _ := os.ReadFile(p)
-		for _, at := range []int{len(full) / 2, len(full) - 1} {
-			os.WriteFile(p, full[:at], 0o644)
-			if _, err := LoadOGBLinkProp(dir); err == nil || !strings.Contains(err.Error(), p) {
-				t.Errorf("%s cut at %d of %d: want an error naming it, got %v", f, at, len(full), err)
-			}
+	// Every gzipped CSV of every fixture, cut anywhere, is an error naming
+	// it (the gzip CRC and length).
+	for _, name := range []string{"ogbl_collab", "ogbl_ddi", "ogbl_citation2"} {
+		dir := copyFixture(t, name)
+		raws, _ := filepath.Glob(filepath.Join(dir, "raw", "*.csv.gz"))
+		if len(raws) < 3 {
+			t.Fatalf("%s: raw files %v", name, raws)
 		}
-		os.WriteFile(p, full, 0o644)
-	}
-	if _, err := LoadOGBLinkProp(dir); err != nil {
-		t.Fatalf("restored: %v", err)
+		for _, p := range raws {
+			full, _ := os.ReadFile(p)
+			for _, at := range []int{len(full) / 2, len(full) - 1} {
+				os.WriteFile(p, full[:at], 0o644)
+				if _, err := LoadOGBLinkProp(dir); err == nil || !strings.Contains(err.Error(), p) {
+					t.Errorf("%s cut at %d of %d: want an error naming it, got %v", p, at, len(full), err)
+				}
+			}
+			os.WriteFile(p, full, 0o644)
+		}
+		if _, err := LoadOGBLinkProp(dir); err != nil {
+			t.Fatalf("%s restored: %v", name, err)
+		}
 	}
 	// Contents: ids out of range, wrong shapes, an edge list of the wrong
 	// length, a missing graph file, a heterogeneous dataset.
