@@ -4,11 +4,13 @@ package datasets
 // split/<name>/{train,valid,test}.pt), on top of the pickle decoder of
 // github.com/nlpodyssey/gopickle. The containers are read here rather than
 // by gopickle's pytorch package (v0.2.0) because that package reads
-// storage bytes with single unchecked Read calls (a legacy file cut by
-// three bytes loads without an error: tried on testdata/ogbl), does not
-// read a zip entry to its end where the CRC is checked, and panics on some
-// legacy layouts; here every byte count is checked and every zip entry's CRC is
-// verified, so a truncated or corrupt file is an error naming it.
+// storage bytes with single unchecked Read calls and never reads a zip
+// entry to its end, where archive/zip checks the CRC: tried on the
+// testdata/ogbl fixtures, pytorch.Load returns no error for a legacy file
+// cut by three bytes nor for a zip whose storage has a changed byte. It
+// also panics (panic calls) on tar-format legacy files and storage views.
+// Here every byte count is checked and every zip entry's CRC verified, so a
+// truncated or corrupt file is an error naming it.
 //
 // Two containers are read: the zip archive of torch >= 1.6
 // (<prefix>/data.pkl plus one <prefix>/data/<key> entry per storage) and
