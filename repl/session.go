@@ -457,6 +457,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if _, err := s.dropRedeclarations(f); err != nil {
 			return Result{}, err
 		}
+		texts := s.declTexts(f)
 		s.goSemantics(ctx, f)
 		s.guardGoStmts(f)
 		splitTupleAssigns(f)
@@ -469,7 +470,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 			return Result{}, err
 		}
 		s.record(f)
-		s.recordDecls(f)
+		s.recordDecls(texts)
 		return Result{}, nil
 	case unitDecls:
 		f, err := parser.ParseFile(fset, name, declPrefix+lineDirective(line, col)+text, parser.DeclarationErrors)
@@ -482,6 +483,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if empty, err := s.dropRedeclarations(f); err != nil || empty {
 			return Result{}, err
 		}
+		texts := s.declTexts(f)
 		s.goSemantics(ctx, f)
 		s.guardGoStmts(f)
 		splitTupleAssigns(f)
@@ -496,7 +498,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 			return Result{}, err
 		}
 		s.record(f)
-		s.recordDecls(f)
+		s.recordDecls(texts)
 		return Result{}, nil
 	}
 
