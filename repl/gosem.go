@@ -93,7 +93,9 @@ func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
 	s.expandConstGroups(n)
 	s.rangeInts(ctx, n)
 	perIteration(n)
+	s.bindDeferReceivers(n)
 	s.bindDefers(n)
+	s.bindDeferredLits(n)
 	s.rewriteBuiltins(n)
 }
 
@@ -814,12 +816,12 @@ func isBlank(e ast.Expr) bool {
 //	defer F(x, y.M(), 1)   =>   { _gnnrepl_dNa0 := x; _gnnrepl_dNa1 := y.M(); defer F(_gnnrepl_dNa0, _gnnrepl_dNa1, 1) }
 //
 // Literals and constants stay in place (an untyped constant keeps its
-// type). The function value itself is not bound: yaegi runs a deferred
-// function literal bound to a variable forever
+// type). The function value itself is not bound here: yaegi runs a
+// deferred function literal bound to a variable forever
 // (https://github.com/traefik/yaegi/issues/1697) and fails on a bound
-// method value of a compiled type, so a deferred method still reads its
-// receiver at exit and a deferred function literal sees the variables as
-// they are at exit (KNOWN_DIFFERENCES.md).
+// method value of a compiled type; bindDeferReceivers and bindDeferredLits
+// (gosem_defer.go) bind the receivers of session types' methods and make
+// deferred function literals in loops at the defer.
 func (s *Session) bindDefers(root ast.Node) {
 	n := 0
 	done := map[*ast.DeferStmt]bool{}

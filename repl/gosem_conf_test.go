@@ -25,3 +25,109 @@ func TestConstGroupExpansion(t *testing.T) {
 		t.Errorf("single-name group: %s", got)
 	}
 }
+
+// TestDeferredLiteralInLoop: a deferred function literal in a loop sees
+// its own iteration's variables (yaegi makes the closure at the return),
+// by reference: assignments made after the defer are seen, and the
+// literal's own assignments reach the variables.
+func TestDeferredLiteralInLoop(t *testing.T) {
+	s, _, _ := newSession(t)
+	eval(t, s, `func rangeLoop() (out []int) {
+	for _, v := range []int{1, 2, 3} {
+		defer func() { out = append(out, v) }()
+	}
+	return []int{0}
+}
+
+func countLoop() (out []string) {
+	for i := 0; i < 6; i++ {
+		w := i * 10
+		defer func(k string) { out = append(out, fmt.Sprint(k, i, w)) }(fmt.Sprint("k", i))
+		w++
+		i++
+	}
+	return nil
+}
+
+func byRef() (n int) {
+	for i := 0; i < 3; i++ {
+		defer func() { n += i }()
+	}
+	n = 100
+	return
+}
+
+func inLiteral() []int {
+	var out []int
+	func() {
+		for _, v := range []int{4, 5} {
+			defer func() { out = append(out, v) }()
+		}
+	}()
+	return out
+}
+
+func recovers() (err error) {
+	for i := 0; i < 1; i++ {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("recovered: %v", r)
+			}
+		}()
+	}
+	panic("boom")
+}`)
+	for _, c := range []struct{ src, want string }{
+		{"fmt.Sprint(rangeLoop())", `"[0 3 2 1]"`},
+		{"fmt.Sprint(countLoop())", `"[k45 41 k23 21 k01 1]"`},
+		{"byRef()", "103"},
+		{"fmt.Sprint(inLiteral())", `"[5 4]"`},
+		{"recovers().Error()", `"recovered: boom"`},
+	} {
+		if got := eval(t, s, c.src); got != c.want {
+			t.Errorf("%s = %s, want %s", c.src, got, c.want)
+		}
+	}
+}
+
+// TestDeferredMethodReceiver: a deferred method call of a session type
+// evaluates its receiver at the defer: a value receiver is a copy, a
+// pointer receiver the variable's address.
+func TestDeferredMethodReceiver(t *testing.T) {
+	s, out, _ := newSession(t)
+	eval(t, s, `type res struct{ name string }
+
+func (r res) Close()   { fmt.Println("close", r.name) }
+func (r *res) Flush() { fmt.Println("flush", r.name) }`)
+	eval(t, s, `func use() {
+	a := res{"a"}
+	defer a.Close()
+	defer a.Flush()
+	p := &res{"p"}
+	defer p.Close()
+	defer p.Flush()
+	var q *res = p
+	defer q.Close()
+	a.name, p.name = "a2", "p2"
+	p = &res{"other"}
+}`)
+	eval(t, s, "use()")
+	want := "close p\nflush p2\nclose p\nflush a2\nclose a\n" // go run's
+	if got := out.String(); got != want {
+		t.Errorf("use() printed\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRewrittenCellRerun: a cell whose declarations the defer and const
+// rewrites change runs again unchanged (redeclaration is judged on the
+// text as written).
+func TestRewrittenCellRerun(t *testing.T) {
+	s, _, _ := newSession(t)
+	cell := "type bag struct{ n []int }\nfunc (b *bag) fill() (out []int) {\n\tfor _, v := range []int{1, 2} {\n\t\tdefer func() { out = append(out, v) }()\n\t}\n\tx := bag{}\n\tdefer x.show()\n\treturn\n}\nfunc (b bag) show() {}\nconst (\n\tba, bb = iota, iota\n\tbc, bd\n)"
+	for i := 0; i < 2; i++ {
+		eval(t, s, cell)
+	}
+	if got := eval(t, s, "fmt.Sprint(new(bag).fill(), bc)"); got != `"[2 1] 1"` {
+		t.Errorf("after the second run: %s", got)
+	}
+}
