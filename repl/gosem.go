@@ -91,6 +91,7 @@ func (s *Session) builtinShadowed(n ast.Node, name string) bool {
 // makes to learn the types of session variables.
 func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
 	s.expandConstGroups(n)
+	s.rewriteMethodExprs(n)
 	s.rangeInts(ctx, n)
 	perIteration(n)
 	s.bindDeferReceivers(n)

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"go/ast"
+	"go/token"
 	"reflect"
 )
 
@@ -52,4 +53,29 @@ func cloneValue(v reflect.Value) reflect.Value {
 		return c
 	}
 	return v
+}
+
+var posType = reflect.TypeOf(token.NoPos)
+
+// cloneAt is cloneNode with every position set to pos, for syntax parsed
+// in another file set (a declaration the session recorded as text).
+func cloneAt(n ast.Node, pos token.Pos) ast.Node {
+	c := cloneNode(n)
+	ast.Inspect(c, func(x ast.Node) bool {
+		if x == nil {
+			return false
+		}
+		v := reflect.ValueOf(x)
+		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+			return true
+		}
+		v = v.Elem()
+		for i := 0; i < v.NumField(); i++ {
+			if f := v.Field(i); f.Type() == posType && f.CanSet() && f.Int() != 0 {
+				f.SetInt(int64(pos))
+			}
+		}
+		return true
+	})
+	return c
 }

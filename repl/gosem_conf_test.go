@@ -131,3 +131,31 @@ func TestRewrittenCellRerun(t *testing.T) {
 		t.Errorf("after the second run: %s", got)
 	}
 }
+
+// TestMethodExpressions: T.M and (*T).M of session types are functions
+// taking the receiver first (yaegi: "too many arguments"), variadic and
+// multi-result methods included, in the cell that declares the type and
+// in later ones.
+func TestMethodExpressions(t *testing.T) {
+	s, _, _ := newSession(t)
+	eval(t, s, `type acc struct{ n int }
+
+func (a acc) Get() int                 { return a.n }
+func (a *acc) Add(vs ...int)           { for _, v := range vs { a.n += v } }
+func (a acc) Split(d int) (int, error) { return a.n / d, nil }
+
+func apply(f func(acc) int, xs []acc) (out []int) {
+	for _, x := range xs {
+		out = append(out, f(x))
+	}
+	return
+}
+
+func viaApply() []int { return apply(acc.Get, []acc{{7}, {8}}) }`)
+	got := evalAll(t, s, "add := (*acc).Add", "a := &acc{1}", "add(a, 2, 3)", "add(a, []int{4}...)",
+		"get, pget := acc.Get, (*acc).Get", "q, err := acc.Split(*a, 2)",
+		"fmt.Sprint(get(*a), pget(a), q, err, apply(acc.Get, []acc{{7}, {8}}), viaApply())")
+	if want := `"10 10 5 <nil> [7 8] [7 8]"`; got != want { // go run's
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
