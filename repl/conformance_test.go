@@ -87,11 +87,12 @@ func programCells(name string, src []byte) ([]string, error) {
 
 // conformanceSymbols is the standard library part of the session's
 // symbol tables (the engine's packages are not needed and slow a session's
-// start).
+// start), with yaegi's "." entry: stdlib.MapTypes, the interfaces (Stringer,
+// error, ...) that fmt, errors and others look for in interpreted values.
 var conformanceSymbols = sync.OnceValue(func() interp.Exports {
 	x := interp.Exports{}
 	for k, v := range builtins.Symbols {
-		if !strings.Contains(strings.SplitN(k, "/", 2)[0], ".") {
+		if k == "." || !strings.Contains(strings.SplitN(k, "/", 2)[0], ".") {
 			x[k] = v
 		}
 	}
