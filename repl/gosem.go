@@ -98,6 +98,7 @@ func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
 	s.bindDefers(n)
 	s.bindDeferredLits(n)
 	s.rewriteBuiltins(n)
+	s.recoverCalls(n)
 }
 
 // rewriteBuiltins replaces the calls of min, max, clear, print and println

@@ -159,3 +159,42 @@ func viaApply() []int { return apply(acc.Get, []acc{{7}, {8}}) }`)
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// TestRecoveredError: a recovered compiled error is the error itself
+// (yaegi hands it over inside a reflect.Value): r.(error), r == ErrX and
+// errors.Is work; a recover without a panic is still nil.
+func TestRecoveredError(t *testing.T) {
+	s, _, _ := newSession(t)
+	eval(t, s, `var errX = errors.New("x failed")
+
+func try(v any) (out string) {
+	defer func() {
+		r := recover()
+		e, ok := r.(error)
+		out = fmt.Sprint(ok, " ", e, " ", r == errX, " ", errors.Is(e, errX))
+	}()
+	if v != nil {
+		panic(v)
+	}
+	return "no panic"
+}
+
+func none() (out string) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = "recovered"
+		}
+	}()
+	return "none"
+}`)
+	for _, c := range []struct{ src, want string }{
+		{"try(errX)", `"true x failed true true"`},
+		{`try(fmt.Errorf("w: %w", errX))`, `"true w: x failed false true"`},
+		{`try("boom")`, `"false <nil> false false"`},
+		{"none()", `"none"`},
+	} {
+		if got := eval(t, s, c.src); got != c.want {
+			t.Errorf("%s = %s, want %s", c.src, got, c.want)
+		}
+	}
+}

@@ -265,10 +265,11 @@ func (s *Session) init() error {
 	}
 	rt := map[string]reflect.Value{
 		"GoPanic": reflect.ValueOf(s.goPanic), "Results": reflect.ValueOf(results), "At": reflect.ValueOf(s.atStmt),
-		"Print":   reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, false, args) }),
-		"Println": reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
-		"Clear":   reflect.ValueOf(rtClear),
-		"Saved":   reflect.ValueOf(func(name string) any { return s.saved[name].Interface() }),
+		"Print":     reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, false, args) }),
+		"Println":   reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
+		"Clear":     reflect.ValueOf(rtClear),
+		"Recovered": reflect.ValueOf(rtRecovered),
+		"Saved":     reflect.ValueOf(func(name string) any { return s.saved[name].Interface() }),
 	}
 	if err := s.in.Use(interp.Exports{rtKey: rt}); err != nil {
 		return fmt.Errorf("repl: loading symbols: %w", err)
