@@ -41,6 +41,10 @@ import (
 //     instead (and panics when the types differ). No upstream issue was
 //     found; wrapTupleBlocks runs such statements in a function literal, as
 //     for the tuple defines of toplevel.go.
+//   - Deferred function literals in loops and deferred methods' receivers
+//     (gosem_defer.go), const groups of several names per spec from iota
+//     (gosem_const.go), method expressions T.M (gosem_methexpr.go) and
+//     recovered compiled errors (gosem_recover.go): see there.
 
 // builtinShadowed reports whether name (min, max, clear, print, println) is
 // declared by the session or anywhere in the unit n, so that it is not the
