@@ -44,7 +44,8 @@ import (
 //   - Deferred function literals in loops and deferred methods' receivers
 //     (gosem_defer.go), const groups of several names per spec from iota
 //     (gosem_const.go), method expressions T.M (gosem_methexpr.go) and
-//     recovered compiled errors (gosem_recover.go): see there.
+//     recovered compiled errors (gosem_recover.go) and `case error:`
+//     (gosem_tswitch.go): see there.
 
 // builtinShadowed reports whether name (min, max, clear, print, println) is
 // declared by the session or anywhere in the unit n, so that it is not the
@@ -103,6 +104,7 @@ func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
 	s.bindDeferredLits(n)
 	s.rewriteBuiltins(n)
 	s.recoverCalls(n)
+	s.errorCases(n)
 }
 
 // rewriteBuiltins replaces the calls of min, max, clear, print and println

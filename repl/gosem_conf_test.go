@@ -198,3 +198,36 @@ func none() (out string) {
 		}
 	}
 }
+
+// TestTypeSwitchCompiledError: a type switch that binds a variable
+// matches a compiled error in `case error:` (yaegi matched nothing), and
+// the variable is an error.
+func TestTypeSwitchCompiledError(t *testing.T) {
+	s, _, _ := newSession(t)
+	eval(t, s, `var errY = errors.New("y")
+
+func describe(x any) (string, error) {
+	switch v := x.(type) {
+	case int:
+		return fmt.Sprint("int ", v+1), nil
+	case error:
+		return "error " + v.Error(), v
+	}
+	return "?", nil
+}
+
+func same(x any) bool {
+	_, err := describe(x)
+	return errors.Is(err, errY)
+}`)
+	for _, c := range []struct{ src, want string }{
+		{"fmt.Sprint(describe(41))", `"int 42<nil>"`},
+		{`fmt.Sprint(describe(fmt.Errorf("w: %w", errY)))`, `"error w: yw: y"`},
+		{`fmt.Sprint(describe("s"))`, `"?<nil>"`},
+		{"same(errY)", "true"},
+	} {
+		if got := eval(t, s, c.src); got != c.want {
+			t.Errorf("%s = %s, want %s", c.src, got, c.want)
+		}
+	}
+}

@@ -269,6 +269,7 @@ func (s *Session) init() error {
 		"Println":   reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
 		"Clear":     reflect.ValueOf(rtClear),
 		"Recovered": reflect.ValueOf(rtRecovered),
+		"Error":     reflect.ValueOf((*error)(nil)),
 		"Saved":     reflect.ValueOf(func(name string) any { return s.saved[name].Interface() }),
 	}
 	if err := s.in.Use(interp.Exports{rtKey: rt}); err != nil {
