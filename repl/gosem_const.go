@@ -9,8 +9,7 @@ import (
 // expandConstGroups rewrites, under root, each const group in which a
 // spec declares several names and iota or an implicit repetition is used
 // (yaegi v0.16.1 fails on them with "constant definition loop"; no
-// upstream issue found, yaegi's constant groups are
-// https://github.com/traefik/yaegi/issues/63) into one spec per name, with
+// upstream issue found) into one spec per name, with
 // the spec's type and its value written out, iota being the spec's index
 // in the group (https://go.dev/ref/spec#Iota), and a spec without values
 // repeating the previous spec's type and values:
