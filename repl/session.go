@@ -265,13 +265,13 @@ func (s *Session) init() error {
 	}
 	rt := map[string]reflect.Value{
 		"GoPanic": reflect.ValueOf(s.goPanic), "Results": reflect.ValueOf(results), "At": reflect.ValueOf(s.atStmt),
-		"Print":     reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, false, args) }),
-		"Println":   reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
-		"Clear":     reflect.ValueOf(rtClear),
-		"Recovered": reflect.ValueOf(rtRecovered),
-		"Error":     reflect.ValueOf((*error)(nil)),
-		"Saved":     reflect.ValueOf(func(name string) any { return s.saved[name].Interface() }),
+		"Print":   reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, false, args) }),
+		"Println": reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
+		"Clear":   reflect.ValueOf(rtClear),
+		"Saved":   reflect.ValueOf(func(name string) any { return s.saved[name].Interface() }),
 	}
+	rt["Recovered"] = reflect.ValueOf(rtRecovered) // gosem_recover.go
+	rt["Error"] = reflect.ValueOf((*error)(nil))   // gosem_tswitch.go
 	if err := s.in.Use(interp.Exports{rtKey: rt}); err != nil {
 		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
