@@ -41,6 +41,11 @@ import (
 //     instead (and panics when the types differ). No upstream issue was
 //     found; wrapTupleBlocks runs such statements in a function literal, as
 //     for the tuple defines of toplevel.go.
+//   - Deferred function literals in loops and deferred methods' receivers
+//     (gosem_defer.go), const groups of several names per spec from iota
+//     (gosem_const.go), method expressions T.M (gosem_methexpr.go) and
+//     recovered compiled errors (gosem_recover.go) and `case error:`
+//     (gosem_tswitch.go): see there.
 
 // builtinShadowed reports whether name (min, max, clear, print, println) is
 // declared by the session or anywhere in the unit n, so that it is not the
@@ -90,10 +95,16 @@ func (s *Session) builtinShadowed(n ast.Node, name string) bool {
 // a statement block), in place. ctx bounds the evaluations the session
 // makes to learn the types of session variables.
 func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
+	s.expandConstGroups(n)
+	s.rewriteMethodExprs(n)
 	s.rangeInts(ctx, n)
 	perIteration(n)
+	s.bindDeferReceivers(n)
 	s.bindDefers(n)
+	s.bindDeferredLits(n)
 	s.rewriteBuiltins(n)
+	s.recoverCalls(n)
+	s.errorCases(n)
 }
 
 // rewriteBuiltins replaces the calls of min, max, clear, print and println
@@ -813,12 +824,12 @@ func isBlank(e ast.Expr) bool {
 //	defer F(x, y.M(), 1)   =>   { _gnnrepl_dNa0 := x; _gnnrepl_dNa1 := y.M(); defer F(_gnnrepl_dNa0, _gnnrepl_dNa1, 1) }
 //
 // Literals and constants stay in place (an untyped constant keeps its
-// type). The function value itself is not bound: yaegi runs a deferred
-// function literal bound to a variable forever
+// type). The function value itself is not bound here: yaegi runs a
+// deferred function literal bound to a variable forever
 // (https://github.com/traefik/yaegi/issues/1697) and fails on a bound
-// method value of a compiled type, so a deferred method still reads its
-// receiver at exit and a deferred function literal sees the variables as
-// they are at exit (KNOWN_DIFFERENCES.md).
+// method value of a compiled type; bindDeferReceivers and bindDeferredLits
+// (gosem_defer.go) bind the receivers of session types' methods and make
+// deferred function literals in loops at the defer.
 func (s *Session) bindDefers(root ast.Node) {
 	n := 0
 	done := map[*ast.DeferStmt]bool{}

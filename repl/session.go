@@ -270,6 +270,8 @@ func (s *Session) init() error {
 		"Clear":   reflect.ValueOf(rtClear),
 		"Saved":   reflect.ValueOf(func(name string) any { return s.saved[name].Interface() }),
 	}
+	rt["Recovered"] = reflect.ValueOf(rtRecovered) // gosem_recover.go
+	rt["Error"] = reflect.ValueOf((*error)(nil))   // gosem_tswitch.go
 	if err := s.in.Use(interp.Exports{rtKey: rt}); err != nil {
 		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
@@ -457,6 +459,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if _, err := s.dropRedeclarations(f); err != nil {
 			return Result{}, err
 		}
+		texts := s.declTexts(f)
 		s.goSemantics(ctx, f)
 		s.guardGoStmts(f)
 		splitTupleAssigns(f)
@@ -469,7 +472,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 			return Result{}, err
 		}
 		s.record(f)
-		s.recordDecls(f)
+		s.recordDecls(texts)
 		return Result{}, nil
 	case unitDecls:
 		f, err := parser.ParseFile(fset, name, declPrefix+lineDirective(line, col)+text, parser.DeclarationErrors)
@@ -482,6 +485,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if empty, err := s.dropRedeclarations(f); err != nil || empty {
 			return Result{}, err
 		}
+		texts := s.declTexts(f)
 		s.goSemantics(ctx, f)
 		s.guardGoStmts(f)
 		splitTupleAssigns(f)
@@ -496,7 +500,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 			return Result{}, err
 		}
 		s.record(f)
-		s.recordDecls(f)
+		s.recordDecls(texts)
 		return Result{}, nil
 	}
 

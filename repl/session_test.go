@@ -634,3 +634,16 @@ func TestRedeclare(t *testing.T) {
 		t.Errorf("after the rejected redefinitions: %s", got)
 	}
 }
+
+// TestRedeclareRewritten: a cell whose methods the session rewrites (a
+// closure over a loop variable, goSemantics) can be run again: the
+// declarations are compared as the user wrote them.
+func TestRedeclareRewritten(t *testing.T) {
+	s, _, _ := newSession(t)
+	cell := "type bag struct{ n []int }\nfunc (b *bag) fill() (out []func() int) {\n\tfor _, v := range []int{1, 2} {\n\t\tout = append(out, func() int { return v })\n\t}\n\treturn\n}\nlen(new(bag).fill())"
+	for i := 0; i < 2; i++ {
+		if got := eval(t, s, cell); got != "2" {
+			t.Fatalf("run %d: %s", i, got)
+		}
+	}
+}
