@@ -952,6 +952,18 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 	s.trace.begin()
 	stops := s.st.stops.Load()
 	e := start(ctx, s.in, &s.st, prog, runctx.Set, &s.trace.main)
+	defer func() {
+		// An interrupt stops the goroutines the program started also when
+		// the program ended first: a stop that came before the program's
+		// first step (while compiling) does not stop frames made since.
+		if ctx.Err() != nil && e.stop != nil {
+			select {
+			case <-e.fin:
+				e.stop()
+			default:
+			}
+		}
+	}()
 	select {
 	case <-e.fin:
 	case <-ctx.Done():
@@ -983,6 +995,9 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 		for {
 			select {
 			case <-e.fin:
+				// (The deferred stop, now that the program has ended,
+				// stops the goroutines it started after the last stop:
+				// they carry that stop's run id.)
 				s.trace.end()
 				s.rec.reclaim(s.in, prog)
 				return reflect.Value{}, interrupted(ctx)
