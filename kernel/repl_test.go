@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gnnrepl/gnnrepl/repl"
+	"github.com/gnnrepl/gnnrepl/runctx"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -376,4 +377,28 @@ func fmtAny(v []any) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// TestReplInterruptCountsOnce: one interrupt_request counts one interrupt
+// (runctx.Interrupts), while a cell runs and while the kernel is idle: the
+// kernel both interrupts the session and cancels the cell's context.
+func TestReplInterruptCountsOnce(t *testing.T) {
+	_, c := startRepl(t)
+	c.execute("n := 0", nil)
+	id := c.send(c.shell, "execute_request", map[string]any{"code": "for {\n\tn++\n\tif n == 1 {\n\t\tfmt.Println(\"looping\")\n\t}\n}"})
+	c.waitIOPub(id, "stream")
+	before := runctx.Interrupts()
+	c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
+	if r := content(t, c.reply(c.shellCh, id)); r["ename"] != "KeyboardInterrupt" {
+		t.Fatalf("reply %v", r)
+	}
+	if got := runctx.Interrupts() - before; got != 1 {
+		t.Errorf("one interrupt of a running cell counted %d", got)
+	}
+	c.iopubUntilIdle(id)
+	before = runctx.Interrupts()
+	c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
+	if got := runctx.Interrupts() - before; got != 1 {
+		t.Errorf("one interrupt of the idle kernel counted %d", got)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gnnrepl/gnnrepl/runctx"
 )
 
 // TestGoroutinePanicFailsCell: a goroutine's panic while its cell runs
@@ -175,5 +177,55 @@ func TestInterruptStopsGoroutinesNotYetRunning(t *testing.T) {
 		}
 		t.Logf("round %d: %v", round, err)
 		stopped(t)
+	}
+}
+
+// TestInterruptsCountOnce: runctx.Interrupts counts one per interrupt:
+// Interrupt of an idle session, Interrupt of a running cell followed by
+// the cancellation of its context (as the kernel and the shell do), and a
+// cancelled context alone each count one.
+func TestInterruptsCountOnce(t *testing.T) {
+	s, _, _ := newSession(t)
+	eval(t, s, `import "example.com/testpkg"`)
+	running := func(ctx context.Context) chan error {
+		errc := make(chan error, 1)
+		go func() {
+			_, err := s.Eval(ctx, "for {\n\ttestpkg.Mark()\n}")
+			errc <- err
+		}()
+		for m := marks.Load(); marks.Load() < m+100; {
+			time.Sleep(100 * time.Microsecond)
+		}
+		return errc
+	}
+	for round := range 10 {
+		n := runctx.Interrupts()
+		s.Interrupt()
+		if got := runctx.Interrupts() - n; got != 1 {
+			t.Fatalf("round %d: idle Interrupt counted %d", round, got)
+		}
+
+		n = runctx.Interrupts()
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := running(ctx)
+		s.Interrupt()
+		cancel()
+		if err := <-errc; !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("round %d: err = %v", round, err)
+		}
+		if got := runctx.Interrupts() - n; got != 1 {
+			t.Fatalf("round %d: Interrupt and cancel of a running cell counted %d", round, got)
+		}
+
+		n = runctx.Interrupts()
+		ctx, cancel = context.WithCancel(context.Background())
+		errc = running(ctx)
+		cancel()
+		if err := <-errc; !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("round %d: err = %v", round, err)
+		}
+		if got := runctx.Interrupts() - n; got != 1 {
+			t.Fatalf("round %d: a cancelled cell counted %d", round, got)
+		}
 	}
 }

@@ -183,6 +183,9 @@ func (s *Session) hasSymbols(x interp.Exports) bool {
 type cellRun struct {
 	cancel context.CancelFunc
 	goErr  *PanicError // the first goroutine panic while the cell ran
+	// counted is set once the cell's interruption has been counted
+	// (runctx.Interrupts): by Interrupt, or when its context ended.
+	counted atomic.Bool
 }
 
 // goPanic reports a panic recovered in a goroutine the interpreted code
@@ -219,19 +222,39 @@ func (s *Session) goPanic(v any, where string) {
 // runctx.Session's context. It may be called at any time, from any
 // goroutine: the front ends call it on Ctrl-C and interrupt_request, also
 // while no cell runs.
+//
+// Each call counts one interrupt (runctx.Interrupts). A cell whose context
+// is cancelled (or that a goroutine's panic stops) counts one too, unless
+// Interrupt has counted it already: a front end that also cancels the
+// cell's context calls Interrupt first, and one Ctrl-C counts once.
 func (s *Session) Interrupt() {
 	s.gmu.Lock()
-	if c := s.cur; c != nil {
-		c.cancel()
+	c := s.cur
+	if c != nil {
+		c.counted.Store(true)
 	}
 	s.gmu.Unlock()
-	s.stopGoroutines()
+	runctx.CancelSession()
+	if c != nil {
+		c.cancel()
+	}
+	s.stopInterpreted()
 }
 
-// stopGoroutines stops every interpreted goroutine of the session at its
-// next step and cancels runctx.Session's context.
-func (s *Session) stopGoroutines() {
-	runctx.CancelSession()
+// cellInterrupted stops every interpreted goroutine of the session, as
+// the end of cell c's context does, and counts the interrupt and cancels
+// runctx.Session's context unless that was done for c already (c nil: a
+// program run outside a cell).
+func (s *Session) cellInterrupted(c *cellRun) {
+	if c == nil || c.counted.CompareAndSwap(false, true) {
+		runctx.CancelSession()
+	}
+	s.stopInterpreted()
+}
+
+// stopInterpreted stops every interpreted goroutine of the session at its
+// next step.
+func (s *Session) stopInterpreted() {
 	if i := s.inp.Load(); i != nil && yaegi.ok {
 		s.st.stop(i)
 	}
@@ -389,10 +412,11 @@ func (s *Session) EvalSource(ctx context.Context, name, src string) (Result, err
 	}
 	// An interrupt of the cell stops every interpreted goroutine too, also
 	// when it comes before the cell's program starts (while compiling).
-	defer context.AfterFunc(ctx, s.stopGoroutines)()
+	c := &cellRun{}
+	defer context.AfterFunc(ctx, func() { s.cellInterrupted(c) })()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	c := &cellRun{cancel: cancel}
+	c.cancel = cancel
 	s.cur = c
 	s.gmu.Unlock()
 	res, err := s.eval(ctx, name, src)
@@ -978,7 +1002,10 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 			}
 		default:
 		}
-		runctx.CancelSession()
+		s.gmu.Lock()
+		c := s.cur
+		s.gmu.Unlock()
+		s.cellInterrupted(c)
 		if e.stop != nil {
 			e.stop()
 		} else {
