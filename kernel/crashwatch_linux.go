@@ -54,7 +54,9 @@ func (c *stdioCapture) startWatcher() error {
 	}
 	env := append(os.Environ(), watcherEnv)
 	files := []uintptr{uintptr(null), uintptr(null), c.savedErr.Fd(), uintptr(p[0]), uintptr(c.errReadFD)}
-	pid, err := syscall.ForkExec(exe, []string{exe, crashwatch.Arg}, &syscall.ProcAttr{Env: env, Files: files})
+	// /proc/self/exe is this executable even if its file was replaced or
+	// removed since it started.
+	pid, err := syscall.ForkExec("/proc/self/exe", []string{exe, crashwatch.Arg}, &syscall.ProcAttr{Env: env, Files: files})
 	unix.Close(null)
 	unix.Close(p[0])
 	if err != nil {
@@ -84,6 +86,14 @@ func (c *stdioCapture) reap(w *crashWatcher) {
 	var ws syscall.WaitStatus
 	for {
 		_, err := syscall.Wait4(w.pid, &ws, 0, nil)
+		if err == syscall.ECHILD {
+			// Reaped by someone else (a wait for any child): the watcher
+			// may still run; poll until it is gone.
+			for syscall.Kill(w.pid, 0) == nil {
+				time.Sleep(time.Second)
+			}
+			break
+		}
 		if err != syscall.EINTR {
 			break
 		}
