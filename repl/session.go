@@ -483,6 +483,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if _, err := s.dropRedeclarations(f); err != nil {
 			return Result{}, err
 		}
+		if err := s.checkArity(ctx, f); err != nil {
+			return Result{}, err
+		}
 		texts := s.declTexts(f)
 		s.goSemantics(ctx, f)
 		s.guardGoStmts(f)
@@ -507,6 +510,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 			return Result{}, nil
 		}
 		if empty, err := s.dropRedeclarations(f); err != nil || empty {
+			return Result{}, err
+		}
+		if err := s.checkArity(ctx, f); err != nil {
 			return Result{}, err
 		}
 		texts := s.declTexts(f)
@@ -534,6 +540,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		return Result{}, eofError(compileError(err), line+strings.Count(text, "\n")+1)
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
+	if err := s.checkArity(ctx, body); err != nil {
+		return Result{}, err
+	}
 	s.goSemantics(ctx, body)
 	s.guardGoStmts(body)
 	splitTupleAssigns(body)
@@ -858,7 +867,8 @@ func hint(r any, src string) string {
 			"whose type the session cannot tell (write `for i := 0; i < n; i++`)"
 	}
 	if strings.HasPrefix(msg, "reflect.Value.Convert: value of type") || strings.HasPrefix(msg, "reflect: Call with too") {
-		return "yaegi v0.16.1 does not check the arguments of a call to a compiled function or method when it compiles the cell: " +
+		return "yaegi v0.16.1 does not check the arguments of a call to a compiled function or method when it compiles the cell " +
+			"(the session checks their number where it can type the receiver): " +
 			"a call in this cell has too many arguments or one of the wrong type (see :doc for its signature); nothing of the cell ran"
 	}
 	return ""
