@@ -257,6 +257,11 @@ func (s *Session) init() error {
 			return fmt.Errorf("repl: loading symbols: %w", err)
 		}
 	}
+	if s.hasStdlib() {
+		if err := s.installGoSources(); err != nil {
+			return err
+		}
+	}
 	// The display package, when loaded, shows in this session's Output.
 	if bound := builtins.DisplaySymbols(s.out); s.hasSymbols(bound) {
 		if err := s.in.Use(bound); err != nil {

@@ -406,7 +406,7 @@ func (s *Session) compileFixed(ctx context.Context, n ast.Node, src string) (*in
 			types[j] = ty.typeOf(e)
 		}
 		for j, e := range d.rhs {
-			if kind != 1 || !here || !hasIndex(e) && !callsMinMax(e) {
+			if kind != 1 || !here || !hasIndex(e) && !callsMinMax(e) && !ty.callsSource(e) {
 				continue
 			}
 			var tx ast.Expr
@@ -649,6 +649,9 @@ func (ty *typer) typeOf(e ast.Expr) reflect.Type {
 				}
 			}
 			return nil
+		}
+		if pkg, fn := ty.sourcePackage(e); pkg != "" {
+			return ty.sourceResult(pkg, fn, e) // a generic function: probing it fails
 		}
 		t := ty.typeOf(e.Fun)
 		if t != nil && t.Kind() == reflect.Func && t.NumOut() == 1 {

@@ -1,0 +1,51 @@
+// Package cmp is the session's interpreted implementation of the standard
+// library's package cmp (the standard library's own source, which yaegi
+// v0.16.1 also ships).
+package cmp
+
+// Ordered is a constraint that permits any ordered type: any type that
+// supports the operators < <= >= >.
+type Ordered interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 |
+		~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr |
+		~float32 | ~float64 |
+		~string
+}
+
+// Less reports whether x is less than y (a NaN is less than any non-NaN).
+func Less[T Ordered](x, y T) bool {
+	return (isNaN(x) && !isNaN(y)) || x < y
+}
+
+// Compare returns -1 if x is less than y, 0 if x equals y, +1 if x is
+// greater than y (a NaN is less than any non-NaN and equal to a NaN).
+func Compare[T Ordered](x, y T) int {
+	xNaN := isNaN(x)
+	yNaN := isNaN(y)
+	if xNaN && yNaN {
+		return 0
+	}
+	if xNaN || x < y {
+		return -1
+	}
+	if yNaN || x > y {
+		return +1
+	}
+	return 0
+}
+
+func isNaN[T Ordered](x T) bool {
+	return x != x
+}
+
+// Or returns the first of its arguments that is not equal to the zero
+// value, or the zero value.
+func Or[T comparable](vals ...T) T {
+	var zero T
+	for _, val := range vals {
+		if val != zero {
+			return val
+		}
+	}
+	return zero
+}
