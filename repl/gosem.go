@@ -90,6 +90,7 @@ func (s *Session) builtinShadowed(n ast.Node, name string) bool {
 // a statement block), in place. ctx bounds the evaluations the session
 // makes to learn the types of session variables.
 func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
+	s.rangeFuncs(ctx, n)
 	s.rangeInts(ctx, n)
 	perIteration(n)
 	s.bindDefers(n)

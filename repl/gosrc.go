@@ -196,3 +196,16 @@ func (ty *typer) sourceResult(pkg, fn string, c *ast.CallExpr) reflect.Type {
 	}
 	return nil
 }
+
+// importName returns the name under which the session imported the
+// package of path p, or "".
+func (s *Session) importName(p string) string {
+	s.nmu.Lock()
+	defer s.nmu.Unlock()
+	for name, q := range s.imports {
+		if q == p && s.names[name] == "" {
+			return name
+		}
+	}
+	return ""
+}

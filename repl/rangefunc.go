@@ -1,0 +1,610 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"reflect"
+	"strconv"
+	"sync/atomic"
+)
+
+// rangeFuncs rewrites, under root, each range statement over a function
+// (Go 1.23: func(yield func() bool), func(yield func(K) bool) or
+// func(yield func(K, V) bool)) into a call of that function with a yield
+// function literal, when the session can tell the function's type: yaegi
+// v0.16.1 predates range over functions and fails with "nil type" (no
+// upstream issue or pull request was found; its range over an integer,
+// https://github.com/traefik/yaegi/pull/1644, was never merged either).
+// The rewrite follows the semantics the Go compiler's own rewrite
+// implements (cmd/compile/internal/rangefunc/rewrite.go):
+//
+//	L: for k, v := range f { body }
+//
+// becomes
+//
+//	{
+//		var _gnnrepl_fN int          // what the body left the loop with
+//		var _gnnrepl_fNr0 T0 ...     // the results of a return in body (unnamed results only)
+//		f(func(k K, v V) bool {
+//			if _gnnrepl_fN != 0 { panic(...) } // yield called after the loop ended
+//			body'
+//			return true
+//		})
+//		if _gnnrepl_fN == -1 { return _gnnrepl_fNr0, ... }  // or a bare return (named results)
+//		if _gnnrepl_fN == 1 { break Outer }                   // one line per outer branch
+//		if _gnnrepl_fN == 2 { continue Outer }
+//	}
+//
+// where body' is body with each continue of this loop replaced by
+// `return true`, each break of it by `_gnnrepl_fN = -2; return false`,
+// each return by assigning the results (to the named results, or to the
+// _gnnrepl_fNr variables) then `_gnnrepl_fN = -1; return false`, and each
+// break or continue of an enclosing loop by `_gnnrepl_fN = k; return
+// false`. The body's own loops, switches, selects and function literals are
+// left alone (their unlabeled break and continue are theirs). Each call of
+// the yield function has its own parameters, so the loop variables are
+// per iteration, as in Go 1.22.
+//
+// The element types K and V are written from the declaration when f is (or
+// f is a call of) a function declared in the unit, a function literal or
+// a variable the unit defines from one, and otherwise from the reflect
+// type of the session's value (typer). Loops whose types cannot be written,
+// whose body uses goto to a label outside it, holds a defer (which would
+// run at the end of each iteration) or returns from a cell's top level
+// are left as they are (yaegi then fails with "nil type", and hint
+// explains it).
+func (s *Session) rangeFuncs(ctx context.Context, root ast.Node) {
+	w := &rangeFuncWriter{s: s, ty: &typer{s: s, ctx: ctx, env: map[string]reflect.Type{}, declared: map[string]bool{}},
+		funcs: map[string]*ast.FuncType{}, lits: map[string]*ast.FuncType{}, locals: map[string]int{}, top: map[string]bool{}}
+	w.collect(root)
+	w.node(root, nil)
+}
+
+type rangeFuncWriter struct {
+	s      *Session
+	ty     *typer
+	funcs  map[string]*ast.FuncType // non-generic functions the unit declares
+	lits   map[string]*ast.FuncType // names the unit defines once, from a function literal
+	locals map[string]int           // names the unit declares, with a count
+	top    map[string]bool          // names the top-level defines of a cell declare (the typer follows their types)
+	iterPk string                   // the local name of package iter, or ""
+}
+
+// rangeFuncCount numbers the rewritten loops, so that their variables are
+// unique in the session (a block at a cell's top level does not always
+// make new variables in yaegi; see wrapTupleBlocks).
+var rangeFuncCount atomic.Int64
+
+// collect notes the unit's declarations (scopes are not tracked: a name
+// declared twice is not trusted).
+func (w *rangeFuncWriter) collect(root ast.Node) {
+	w.iterPk = w.s.importName("iter")
+	if b, ok := root.(*ast.BlockStmt); ok { // a cell's statements
+		for _, st := range b.List {
+			if a, ok := st.(*ast.AssignStmt); ok && a.Tok == token.DEFINE && len(a.Lhs) == len(a.Rhs) {
+				for i, l := range a.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						w.ty.set(id, w.ty.typeOf(a.Rhs[i]))
+						w.top[id.Name] = true
+					}
+				}
+			}
+		}
+	}
+	ast.Inspect(root, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.ImportSpec:
+			if p, _ := strconv.Unquote(x.Path.Value); p == "iter" {
+				w.iterPk = "iter"
+				if x.Name != nil {
+					w.iterPk = x.Name.Name
+				}
+			}
+		case *ast.FuncDecl:
+			if x.Recv == nil && x.Type.TypeParams == nil {
+				w.funcs[x.Name.Name] = x.Type
+			}
+		case *ast.Field:
+			for _, id := range x.Names {
+				w.locals[id.Name]++
+			}
+		case *ast.ValueSpec:
+			for i, id := range x.Names {
+				if x.Type == nil && len(x.Values) == len(x.Names) {
+					if lit, ok := x.Values[i].(*ast.FuncLit); ok {
+						w.lits[id.Name] = lit.Type
+					}
+				}
+				w.locals[id.Name]++
+			}
+		case *ast.AssignStmt:
+			if x.Tok == token.DEFINE {
+				for i, l := range x.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						if len(x.Lhs) == len(x.Rhs) {
+							if lit, ok := x.Rhs[i].(*ast.FuncLit); ok {
+								w.lits[id.Name] = lit.Type
+							}
+						}
+						w.locals[id.Name]++
+					}
+				}
+			}
+		case *ast.RangeStmt:
+			if x.Tok == token.DEFINE {
+				for _, e := range []ast.Expr{x.Key, x.Value} {
+					if id, ok := e.(*ast.Ident); ok {
+						w.locals[id.Name]++
+					}
+				}
+			}
+		case *ast.TypeSpec:
+			w.locals[x.Name.Name]++
+		}
+		return true
+	})
+}
+
+// node rewrites the range statements under n, innermost first; fn is the
+// type of the function n is in (nil: a cell's top level).
+func (w *rangeFuncWriter) node(n ast.Node, fn *ast.FuncType) {
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.FuncDecl:
+			if x.Body != nil {
+				w.list(x.Body.List, x.Type)
+			}
+			return false
+		case *ast.FuncLit:
+			w.list(x.Body.List, x.Type)
+			return false
+		case *ast.BlockStmt:
+			w.list(x.List, fn)
+			return false
+		case *ast.CaseClause:
+			for _, e := range x.List {
+				w.node(e, fn)
+			}
+			w.list(x.Body, fn)
+			return false
+		case *ast.CommClause:
+			if x.Comm != nil {
+				w.node(x.Comm, fn)
+			}
+			w.list(x.Body, fn)
+			return false
+		}
+		return true
+	})
+}
+
+func (w *rangeFuncWriter) list(l []ast.Stmt, fn *ast.FuncType) {
+	for i, st := range l {
+		w.node(st, fn)
+		label := ""
+		r, ok := st.(*ast.RangeStmt)
+		if ls, isLabeled := st.(*ast.LabeledStmt); isLabeled {
+			r, ok = ls.Stmt.(*ast.RangeStmt)
+			label = ls.Label.Name
+		}
+		if !ok {
+			continue
+		}
+		if b := w.rewrite(r, label, fn); b != nil {
+			l[i] = b // the label goes: the branches that named it are rewritten
+		}
+	}
+}
+
+// elemTypes returns the type expressions of the yield function's
+// parameters of the iterator x, or ok false when x is not one the session
+// can tell.
+func (w *rangeFuncWriter) elemTypes(x ast.Expr, pos token.Pos) (elems []ast.Expr, ok bool) {
+	if ft := w.declType(x); ft != nil {
+		return seqParams(ft, w.iterPk)
+	}
+	if !w.sessionTyped(x) {
+		return nil, false
+	}
+	t := w.ty.typeOf(x)
+	ts := seqElems(t)
+	if ts == nil {
+		if t != nil && t.Kind() == reflect.Func && t.NumIn() == 1 && t.NumOut() == 0 {
+			if y := t.In(0); y.Kind() == reflect.Func && y.NumIn() == 0 && y.NumOut() == 1 && y.Out(0).Kind() == reflect.Bool {
+				return nil, true // func(yield func() bool)
+			}
+		}
+		return nil, false
+	}
+	for _, e := range ts {
+		te := w.s.typeExpr(e, pos)
+		if te == nil {
+			return nil, false
+		}
+		elems = append(elems, te)
+	}
+	return elems, true
+}
+
+// sessionTyped reports whether the typer may type x from the session's
+// values: no name in x (but member names) is one the unit declares, except
+// the top-level defines of a cell the typer follows.
+func (w *rangeFuncWriter) sessionTyped(x ast.Expr) bool {
+	ok := true
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.SelectorExpr:
+			ast.Inspect(n.X, visit)
+			return false
+		case *ast.KeyValueExpr:
+			ast.Inspect(n.Value, visit)
+			return false
+		case *ast.Ident:
+			if c := w.locals[n.Name]; c > 0 && !(w.top[n.Name] && c == 1) {
+				ok = false
+			}
+		}
+		return ok
+	}
+	ast.Inspect(x, visit)
+	return ok
+}
+
+// declType returns the declared function type of x when x is a function
+// the unit declares, a call of one (its result type), a function literal,
+// or a name the unit defines from a function literal; otherwise nil.
+func (w *rangeFuncWriter) declType(x ast.Expr) *ast.FuncType {
+	switch x := ast.Unparen(x).(type) {
+	case *ast.FuncLit:
+		return x.Type
+	case *ast.Ident:
+		if ft := w.funcs[x.Name]; ft != nil && w.locals[x.Name] == 0 {
+			return ft
+		}
+		if ft := w.lits[x.Name]; ft != nil && w.locals[x.Name] == 1 {
+			return ft
+		}
+	case *ast.CallExpr:
+		id, ok := x.Fun.(*ast.Ident)
+		if !ok {
+			return nil
+		}
+		ft := w.funcs[id.Name]
+		if ft == nil || w.locals[id.Name] != 0 {
+			if ft = w.lits[id.Name]; ft == nil || w.locals[id.Name] != 1 {
+				return nil
+			}
+		}
+		if ft.Results == nil || len(ft.Results.List) != 1 || len(ft.Results.List[0].Names) > 1 {
+			return nil
+		}
+		switch r := ft.Results.List[0].Type.(type) {
+		case *ast.FuncType:
+			return r
+		case *ast.IndexExpr, *ast.IndexListExpr:
+			return iterSeqType(r, w.iterPk)
+		}
+	}
+	return nil
+}
+
+// iterSeqType returns func(yield func(V) bool) for iter.Seq[V] and
+// func(yield func(K, V) bool) for iter.Seq2[K, V] (iterPk: the name
+// package iter is imported under), or nil.
+func iterSeqType(e ast.Expr, iterPk string) *ast.FuncType {
+	var fun ast.Expr
+	var args []ast.Expr
+	switch e := e.(type) {
+	case *ast.IndexExpr:
+		fun, args = e.X, []ast.Expr{e.Index}
+	case *ast.IndexListExpr:
+		fun, args = e.X, e.Indices
+	default:
+		return nil
+	}
+	sel, ok := fun.(*ast.SelectorExpr)
+	if !ok || iterPk == "" {
+		return nil
+	}
+	if x, ok := sel.X.(*ast.Ident); !ok || x.Name != iterPk {
+		return nil
+	}
+	if !(sel.Sel.Name == "Seq" && len(args) == 1 || sel.Sel.Name == "Seq2" && len(args) == 2) {
+		return nil
+	}
+	pos := e.Pos()
+	yield := &ast.FuncType{Func: pos, Params: &ast.FieldList{}, Results: &ast.FieldList{List: []*ast.Field{{Type: &ast.Ident{NamePos: pos, Name: "bool"}}}}}
+	for _, a := range args {
+		yield.Params.List = append(yield.Params.List, &ast.Field{Type: a})
+	}
+	return &ast.FuncType{Func: pos, Params: &ast.FieldList{List: []*ast.Field{{Type: yield}}}}
+}
+
+// seqParams returns the parameter types of the yield function of the
+// iterator type ft, or ok false when ft is not func(yield func(...) bool).
+func seqParams(ft *ast.FuncType, iterPk string) ([]ast.Expr, bool) {
+	if ft.Results != nil && len(ft.Results.List) > 0 || ft.Params == nil || fieldCount(ft.Params) != 1 {
+		return nil, false
+	}
+	var yield *ast.FuncType
+	switch y := ft.Params.List[0].Type.(type) {
+	case *ast.FuncType:
+		yield = y
+	default:
+		return nil, false
+	}
+	if yield.Results == nil || fieldCount(yield.Results) != 1 {
+		return nil, false
+	}
+	if id, ok := yield.Results.List[0].Type.(*ast.Ident); !ok || id.Name != "bool" {
+		return nil, false
+	}
+	var elems []ast.Expr
+	for _, f := range yield.Params.List {
+		if _, ok := f.Type.(*ast.Ellipsis); ok {
+			return nil, false
+		}
+		for k := 0; k < max(1, len(f.Names)); k++ {
+			elems = append(elems, f.Type)
+		}
+	}
+	if len(elems) > 2 {
+		return nil, false
+	}
+	return elems, true
+}
+
+func fieldCount(fl *ast.FieldList) int {
+	n := 0
+	for _, f := range fl.List {
+		n += max(1, len(f.Names))
+	}
+	return n
+}
+
+// rewrite returns the block that replaces the range statement r (labeled
+// label, in a function of type fn), or nil when it is not a range over a
+// function the session can rewrite.
+func (w *rangeFuncWriter) rewrite(r *ast.RangeStmt, label string, fn *ast.FuncType) *ast.BlockStmt {
+	elems, ok := w.elemTypes(r.X, r.For)
+	if !ok {
+		return nil
+	}
+	vars := []ast.Expr{r.Key, r.Value}
+	if r.Value == nil {
+		vars = vars[:1]
+		if r.Key == nil {
+			vars = nil
+		}
+	}
+	if len(vars) > len(elems) {
+		return nil // too many loop variables: leave the error to yaegi
+	}
+	pos := r.For
+	id := func(name string) *ast.Ident { return &ast.Ident{NamePos: pos, Name: name} }
+	b := &branchWriter{label: label, pos: pos, fn: fn}
+	if !b.check(r.Body) {
+		return nil
+	}
+	n := rangeFuncCount.Add(1)
+	next := fmt.Sprintf("_gnnrepl_f%d", n)
+	b.next, b.results = next, next+"r"
+	body := b.block(r.Body)
+
+	// The yield function's parameters: the loop variables themselves for
+	// :=, fresh names assigned to them for =.
+	params := &ast.FieldList{Opening: pos, Closing: pos}
+	var assign *ast.AssignStmt
+	for i, e := range elems {
+		name := "_"
+		if i < len(vars) && vars[i] != nil {
+			if r.Tok == token.DEFINE {
+				name = vars[i].(*ast.Ident).Name
+			} else if !isBlank(vars[i]) {
+				name = fmt.Sprintf("%sp%d", next, i)
+				if assign == nil {
+					assign = &ast.AssignStmt{TokPos: pos, Tok: token.ASSIGN}
+				}
+				assign.Lhs = append(assign.Lhs, vars[i])
+				assign.Rhs = append(assign.Rhs, id(name))
+			}
+		}
+		params.List = append(params.List, &ast.Field{Names: []*ast.Ident{id(name)}, Type: e})
+	}
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos, Params: params, Results: &ast.FieldList{List: []*ast.Field{{Type: id("bool")}}}},
+		Body: &ast.BlockStmt{Lbrace: r.Body.Lbrace, Rbrace: r.Body.Rbrace},
+	}
+	lit.Body.List = append(lit.Body.List, &ast.IfStmt{If: pos,
+		Cond: &ast.BinaryExpr{X: id(next), OpPos: pos, Op: token.NEQ, Y: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: &ast.CallExpr{Fun: id("panic"), Lparen: pos, Rparen: pos,
+			Args: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote("runtime error: range function continued iteration after function for loop body returned false")}}}}}},
+	})
+	if assign != nil {
+		lit.Body.List = append(lit.Body.List, assign)
+	}
+	lit.Body.List = append(lit.Body.List, body)
+	lit.Body.List = append(lit.Body.List, &ast.ReturnStmt{Return: r.Body.Rbrace, Results: []ast.Expr{id("true")}})
+
+	out := &ast.BlockStmt{Lbrace: pos, Rbrace: r.End()}
+	out.List = append(out.List, &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{
+		&ast.ValueSpec{Names: []*ast.Ident{id(next)}, Type: id("int")}}}})
+	for i, t := range b.resultTypes {
+		out.List = append(out.List, &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{
+			&ast.ValueSpec{Names: []*ast.Ident{id(b.results + strconv.Itoa(i))}, Type: t}}}})
+	}
+	out.List = append(out.List, &ast.ExprStmt{X: &ast.CallExpr{Fun: r.X, Lparen: pos, Args: []ast.Expr{lit}, Rparen: r.Body.Rbrace}})
+	is := func(v int, then ast.Stmt) ast.Stmt {
+		return &ast.IfStmt{If: pos, Cond: &ast.BinaryExpr{X: id(next), OpPos: pos, Op: token.EQL, Y: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(v)}},
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{then}}}
+	}
+	if b.returns {
+		ret := &ast.ReturnStmt{Return: pos}
+		for i := range b.resultTypes {
+			ret.Results = append(ret.Results, id(b.results+strconv.Itoa(i)))
+		}
+		out.List = append(out.List, is(-1, ret))
+	}
+	for i, br := range b.outer {
+		out.List = append(out.List, is(i+1, &ast.BranchStmt{TokPos: pos, Tok: br.Tok, Label: id(br.Label.Name)}))
+	}
+	return out
+}
+
+// branchWriter rewrites the branch and return statements of one range
+// over a function's body.
+type branchWriter struct {
+	label   string        // the loop's label, or ""
+	next    string        // the dispatch variable
+	results string        // prefix of the result variables
+	pos     token.Pos     // for new nodes
+	fn      *ast.FuncType // the enclosing function's type (nil: none)
+
+	returns     bool              // the body returns
+	resultTypes []ast.Expr        // the types of _gnnrepl_fNr0... (unnamed results)
+	outer       []*ast.BranchStmt // the break/continue statements of outer loops, by dispatch value - 1
+	inner       map[string]bool   // labels declared in the body
+	outerIndex  map[string]int    // "break L" -> dispatch value
+}
+
+// check reports whether the body can be rewritten: no goto out of it, no
+// defer (it would run when the yield function returns, not at the end of
+// the enclosing function), no return at a cell's top level.
+func (b *branchWriter) check(body *ast.BlockStmt) bool {
+	b.inner = map[string]bool{}
+	ok := true
+	ast.Inspect(body, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.LabeledStmt:
+			b.inner[x.Label.Name] = true
+		}
+		return true
+	})
+	ast.Inspect(body, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.DeferStmt:
+			ok = false
+		case *ast.ReturnStmt:
+			if b.fn == nil {
+				ok = false
+			}
+		case *ast.BranchStmt:
+			if x.Tok == token.GOTO && !b.inner[x.Label.Name] {
+				ok = false
+			}
+		}
+		return ok
+	})
+	if ok && b.fn != nil && b.fn.Results != nil && len(b.fn.Results.List) > 0 && len(b.fn.Results.List[0].Names) == 0 {
+		for _, f := range b.fn.Results.List {
+			b.resultTypes = append(b.resultTypes, f.Type)
+		}
+	}
+	return ok
+}
+
+func (b *branchWriter) id(name string) *ast.Ident { return &ast.Ident{NamePos: b.pos, Name: name} }
+
+// leave returns { next = v; return false } (after pre).
+func (b *branchWriter) leave(at token.Pos, v int, pre ...ast.Stmt) ast.Stmt {
+	list := append(pre,
+		&ast.AssignStmt{Lhs: []ast.Expr{b.id(b.next)}, TokPos: at, Tok: token.ASSIGN, Rhs: []ast.Expr{&ast.BasicLit{ValuePos: at, Kind: token.INT, Value: strconv.Itoa(v)}}},
+		&ast.ReturnStmt{Return: at, Results: []ast.Expr{b.id("false")}})
+	return &ast.BlockStmt{Lbrace: at, List: list, Rbrace: at}
+}
+
+func (b *branchWriter) block(body *ast.BlockStmt) *ast.BlockStmt {
+	b.outerIndex = map[string]int{}
+	b.list(body.List, false, false)
+	return body
+}
+
+// list rewrites the statements of l; inLoop: inside a loop of the body
+// (its unlabeled break and continue are its own), inSwitch: inside a
+// switch or select (its unlabeled break is its own).
+func (b *branchWriter) list(l []ast.Stmt, inLoop, inSwitch bool) {
+	for i := range l {
+		l[i] = b.stmt(l[i], inLoop, inSwitch)
+	}
+}
+
+func (b *branchWriter) stmt(st ast.Stmt, inLoop, inSwitch bool) ast.Stmt {
+	switch x := st.(type) {
+	case *ast.BranchStmt:
+		switch x.Tok {
+		case token.CONTINUE:
+			if x.Label == nil && !inLoop || x.Label != nil && x.Label.Name == b.label && b.label != "" {
+				return &ast.ReturnStmt{Return: x.Pos(), Results: []ast.Expr{b.id("true")}}
+			}
+		case token.BREAK:
+			if x.Label == nil && !inLoop && !inSwitch || x.Label != nil && x.Label.Name == b.label && b.label != "" {
+				return b.leave(x.Pos(), -2)
+			}
+		default:
+			return st
+		}
+		if x.Label == nil || b.inner[x.Label.Name] {
+			return st
+		}
+		key := x.Tok.String() + " " + x.Label.Name
+		v, ok := b.outerIndex[key]
+		if !ok {
+			b.outer = append(b.outer, x)
+			v = len(b.outer)
+			b.outerIndex[key] = v
+		}
+		return b.leave(x.Pos(), v)
+	case *ast.ReturnStmt:
+		b.returns = true
+		var pre []ast.Stmt
+		if len(x.Results) > 0 {
+			var lhs []ast.Expr
+			if len(b.resultTypes) > 0 {
+				for i := range b.resultTypes {
+					lhs = append(lhs, b.id(b.results+strconv.Itoa(i)))
+				}
+			} else if b.fn != nil && b.fn.Results != nil {
+				for _, f := range b.fn.Results.List {
+					for _, n := range f.Names {
+						lhs = append(lhs, b.id(n.Name))
+					}
+				}
+			}
+			pre = append(pre, &ast.AssignStmt{Lhs: lhs, TokPos: x.Pos(), Tok: token.ASSIGN, Rhs: x.Results})
+		}
+		return b.leave(x.Pos(), -1, pre...)
+	case *ast.BlockStmt:
+		b.list(x.List, inLoop, inSwitch)
+	case *ast.IfStmt:
+		b.stmt(x.Body, inLoop, inSwitch)
+		if x.Else != nil {
+			x.Else = b.stmt(x.Else, inLoop, inSwitch)
+		}
+	case *ast.ForStmt:
+		b.stmt(x.Body, true, inSwitch)
+	case *ast.RangeStmt:
+		b.stmt(x.Body, true, inSwitch)
+	case *ast.SwitchStmt:
+		b.stmt(x.Body, inLoop, true)
+	case *ast.TypeSwitchStmt:
+		b.stmt(x.Body, inLoop, true)
+	case *ast.SelectStmt:
+		b.stmt(x.Body, inLoop, true)
+	case *ast.CaseClause:
+		b.list(x.Body, inLoop, inSwitch)
+	case *ast.CommClause:
+		b.list(x.Body, inLoop, inSwitch)
+	case *ast.LabeledStmt:
+		x.Stmt = b.stmt(x.Stmt, inLoop, inSwitch)
+	}
+	return st
+}
