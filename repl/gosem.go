@@ -91,10 +91,12 @@ func (s *Session) builtinShadowed(n ast.Node, name string) bool {
 // makes to learn the types of session variables.
 func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
 	s.rangeFuncs(ctx, n)
+	s.typeUntypedArgs(n)
 	s.rangeInts(ctx, n)
 	perIteration(n)
 	s.bindDefers(n)
 	s.rewriteBuiltins(n)
+	s.privateGenerics(n)
 }
 
 // rewriteBuiltins replaces the calls of min, max, clear, print and println

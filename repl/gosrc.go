@@ -4,7 +4,13 @@ import (
 	_ "embed"
 	"fmt"
 	"go/ast"
+	"go/parser"
+	"go/token"
+	"path"
 	"reflect"
+	"strconv"
+	"strings"
+	"sync"
 )
 
 // The generic standard packages slices, maps, cmp and iter, as Go source
@@ -31,19 +37,136 @@ var (
 	iterSource string
 )
 
-// goSourcePackages are the import paths installGoSources provides.
-var goSourcePackages = []string{"cmp", "slices", "maps", "iter"}
+// goSourcePackages are the import paths installGoSources provides, with
+// their sources.
+var goSourcePackages = []struct{ path, src string }{
+	{"cmp", cmpSource}, {"slices", slicesSource}, {"maps", mapsSource}, {"iter", iterSource},
+}
+
+// goSourceGenerics maps each source package to the names of its generic
+// functions.
+var goSourceGenerics = sync.OnceValue(func() map[string]map[string]bool {
+	m := map[string]map[string]bool{}
+	for _, p := range goSourcePackages {
+		f, err := parser.ParseFile(token.NewFileSet(), p.path+".go", p.src, parser.SkipObjectResolution)
+		if err != nil {
+			panic(err) // the embedded sources are tested
+		}
+		m[p.path] = map[string]bool{}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Type.TypeParams != nil {
+				m[p.path][fd.Name.Name] = true
+			}
+		}
+	}
+	return m
+})
+
+// privateName is the name under which the session calls the generic
+// function name of the source package pkg.
+//
+// yaegi v0.16.1 keys the instances of generic functions by the function's
+// name and type arguments only (interp/generic.go: genAST's sname,
+// "Compare[int]"), not by package, so that cmp.Compare(1, 2) and a later
+// slices.Compare([]int{...}, ...) share one instance (and fail: "cannot use
+// type []int as type int"), as do slices.Max and a generic Max of the
+// user's (no upstream issue found). installGoSources compiles each package
+// a second time with its generic functions renamed _gnnrepl_PKG_NAME, and
+// privateGenerics makes the cells call those.
+func privateName(pkg, name string) string { return "_gnnrepl_" + pkg + "_" + name }
 
 // installGoSources compiles the source packages into the session's
-// interpreter. It is called after the symbol tables are loaded, when they
-// include the standard library (a session without it has no packages).
+// interpreter: as written (the exported names, replacing yaegi's copies),
+// then with their generic functions renamed (privateName). It is called
+// after the symbol tables are loaded, when they include the standard
+// library (a session without it has no packages).
 func (s *Session) installGoSources() error {
-	for i, src := range []string{cmpSource, slicesSource, mapsSource, iterSource} {
-		if _, err := s.in.Compile(src); err != nil {
-			return fmt.Errorf("repl: compiling package %s: %w", goSourcePackages[i], err)
+	generics := goSourceGenerics()
+	for _, p := range goSourcePackages {
+		if _, err := s.in.Compile(p.src); err != nil {
+			return fmt.Errorf("repl: compiling package %s: %w", p.path, err)
+		}
+		if len(generics[p.path]) == 0 {
+			continue
+		}
+		f, err := parser.ParseFile(s.in.FileSet(), "gnnrepl/"+p.path+fileSuffix, p.src, parser.SkipObjectResolution)
+		if err != nil {
+			return fmt.Errorf("repl: compiling package %s: %w", p.path, err)
+		}
+		var visit func(x ast.Node) bool
+		visit = func(x ast.Node) bool {
+			switch x := x.(type) {
+			case *ast.SelectorExpr:
+				ast.Inspect(x.X, visit) // x.Sel is a member name
+				return false
+			case *ast.Ident:
+				if generics[p.path][x.Name] {
+					x.Name = privateName(p.path, x.Name)
+				}
+			}
+			return true
+		}
+		ast.Inspect(f, visit)
+		if _, err := s.in.CompileAST(f); err != nil {
+			return fmt.Errorf("repl: compiling package %s: %w", p.path, err)
 		}
 	}
 	return nil
+}
+
+// privateGenerics makes the calls of the source packages' generic
+// functions under root call their private copies (see privateName):
+// slices.Sort becomes slices._gnnrepl_slices_Sort.
+func (s *Session) privateGenerics(root ast.Node) {
+	generics := goSourceGenerics()
+	local := map[string]string{} // local package name -> path
+	for _, p := range goSourcePackages {
+		if len(generics[p.path]) == 0 {
+			continue
+		}
+		if name := unitImportName(root, p.path); name != "" {
+			local[name] = p.path
+		} else if name := s.importName(p.path); name != "" {
+			local[name] = p.path
+		}
+	}
+	if len(local) == 0 {
+		return
+	}
+	pkgOf := func(sel *ast.SelectorExpr) string {
+		if id, ok := sel.X.(*ast.Ident); ok && id.Obj == nil {
+			return local[id.Name]
+		}
+		return ""
+	}
+	ast.Inspect(root, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.CallExpr:
+			// cmp.Or(vals...) and slices.Concat(ss...): the sources'
+			// Or and Concat take their first argument apart, for yaegi's
+			// inference.
+			sel, ok := x.Fun.(*ast.SelectorExpr)
+			if !ok || len(x.Args) != 1 {
+				return true
+			}
+			spread := x.Ellipsis.IsValid()
+			switch p := pkgOf(sel); {
+			case p == "cmp" && sel.Sel.Name == "Or" && spread:
+				sel.Sel.Name, x.Ellipsis = "gnnOrSlice", token.NoPos
+			case p == "cmp" && sel.Sel.Name == "Or":
+				sel.Sel.Name = "gnnOr1"
+			case p == "slices" && sel.Sel.Name == "Concat" && spread:
+				sel.Sel.Name, x.Ellipsis = "gnnConcatSlice", token.NoPos
+			case p == "slices" && sel.Sel.Name == "Concat":
+				sel.Sel.Name = "gnnConcat1"
+			}
+		case *ast.SelectorExpr:
+			if p := pkgOf(x); p != "" && generics[p][x.Sel.Name] {
+				x.Sel.Name = privateName(p, x.Sel.Name)
+			}
+		}
+		return true
+	})
 }
 
 // hasStdlib reports whether the session's symbol tables include the
@@ -77,7 +200,7 @@ func (ty *typer) sourcePackage(c *ast.CallExpr) (pkg, fn string) {
 	}
 	switch p := ty.s.importPath(x.Name); p {
 	case "slices", "maps", "cmp":
-		return p, sel.Sel.Name
+		return p, strings.TrimPrefix(sel.Sel.Name, privateName(p, ""))
 	}
 	return "", ""
 }
@@ -143,7 +266,7 @@ func (ty *typer) sourceResult(pkg, fn string, c *ast.CallExpr) reflect.Type {
 		"slices.IsSortedFunc", "maps.Equal", "maps.EqualFunc", "cmp.Less":
 		return boolType
 	case "slices.Clone", "slices.Compact", "slices.CompactFunc", "slices.Insert", "slices.Delete", "slices.DeleteFunc",
-		"slices.Replace", "slices.Grow", "slices.Clip", "slices.Concat", "slices.Repeat", "slices.AppendSeq":
+		"slices.Replace", "slices.Grow", "slices.Clip", "slices.Concat", "slices.Repeat", "slices.AppendSeq", "slices.gnnConcat1":
 		if t := kind(arg(0), reflect.Slice); t != nil {
 			return reflect.SliceOf(t.Elem()) // the functions return []E (internal/gosrc)
 		}
@@ -193,6 +316,12 @@ func (ty *typer) sourceResult(pkg, fn string, c *ast.CallExpr) reflect.Type {
 				return t
 			}
 		}
+	case "cmp.gnnOr1":
+		return arg(0)
+	case "cmp.gnnOrSlice", "slices.gnnConcatSlice": // Or(vals...), Concat(ss...)
+		if t := kind(arg(0), reflect.Slice); t != nil {
+			return t.Elem()
+		}
 	}
 	return nil
 }
@@ -205,6 +334,98 @@ func (s *Session) importName(p string) string {
 	for name, q := range s.imports {
 		if q == p && s.names[name] == "" {
 			return name
+		}
+	}
+	return ""
+}
+
+// typeUntypedArgs gives the first argument of a call of cmp.Compare,
+// cmp.Less or cmp.Or whose arguments are all untyped constant literals its
+// default type, as Go's type inference does (float64 when any is a
+// floating-point literal, else rune when any is a rune literal, else int
+// or string): yaegi v0.16.1 infers nothing from untyped constants
+// ("untyped float does not implement cmp.Ordered").
+//
+//	cmp.Less(1.5, 2)   =>   cmp.Less(float64(1.5), 2)
+func (s *Session) typeUntypedArgs(root ast.Node) {
+	pkg := unitImportName(root, "cmp")
+	if pkg == "" {
+		pkg = s.importName("cmp")
+	}
+	if pkg == "" {
+		return
+	}
+	ast.Inspect(root, func(x ast.Node) bool {
+		c, ok := x.(*ast.CallExpr)
+		if !ok || len(c.Args) == 0 || c.Ellipsis.IsValid() {
+			return true
+		}
+		sel, ok := c.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := sel.X.(*ast.Ident); !ok || id.Name != pkg || id.Obj != nil {
+			return true
+		}
+		switch sel.Sel.Name {
+		case "Compare", "Less", "Or":
+		default:
+			return true
+		}
+		rank := 0 // 1 int, 2 rune, 3 float, 4 string
+		for _, a := range c.Args {
+			r := untypedRank(a)
+			if r == 0 || rank != 0 && (r == 4) != (rank == 4) {
+				return true // a typed argument, or strings mixed with numbers
+			}
+			rank = max(rank, r)
+		}
+		typ := [...]string{1: "int", 2: "rune", 3: "float64", 4: "string"}[rank]
+		pos := c.Args[0].Pos()
+		c.Args[0] = &ast.CallExpr{Fun: &ast.Ident{NamePos: pos, Name: typ}, Lparen: pos, Args: []ast.Expr{c.Args[0]}, Rparen: c.Args[0].End()}
+		return true
+	})
+}
+
+// untypedRank returns 1 for an integer literal, 2 for a rune literal, 3
+// for a floating-point literal (each with an optional sign), 4 for a
+// string literal, or 0.
+func untypedRank(e ast.Expr) int {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.BasicLit:
+		switch e.Kind {
+		case token.INT:
+			return 1
+		case token.CHAR:
+			return 2
+		case token.FLOAT:
+			return 3
+		case token.STRING:
+			return 4
+		}
+	case *ast.UnaryExpr:
+		if e.Op == token.SUB || e.Op == token.ADD {
+			if r := untypedRank(e.X); r != 4 {
+				return r
+			}
+		}
+	}
+	return 0
+}
+
+// unitImportName returns the name under which the file unit root imports
+// the package of path p, or "".
+func unitImportName(root ast.Node, p string) string {
+	f, ok := root.(*ast.File)
+	if !ok {
+		return ""
+	}
+	for _, is := range f.Imports {
+		if q, _ := strconv.Unquote(is.Path.Value); q == p {
+			if is.Name != nil {
+				return is.Name.Name
+			}
+			return path.Base(p)
 		}
 	}
 	return ""

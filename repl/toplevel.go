@@ -667,6 +667,12 @@ func (ty *typer) typeOf(e ast.Expr) reflect.Type {
 			return v.Type().Elem()
 		}
 		return nil
+	case *ast.FuncLit:
+		newT := &ast.CallExpr{Fun: &ast.Ident{NamePos: e.Pos(), Name: "new"}, Lparen: e.Pos(), Args: []ast.Expr{e.Type}, Rparen: e.Pos()}
+		if v := ty.probe(newT); v.IsValid() && v.Kind() == reflect.Pointer {
+			return v.Type().Elem()
+		}
+		return nil
 	case *ast.StarExpr:
 		if t := ty.typeOf(e.X); t != nil && t.Kind() == reflect.Pointer {
 			return t.Elem()

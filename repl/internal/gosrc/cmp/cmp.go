@@ -39,8 +39,20 @@ func isNaN[T Ordered](x T) bool {
 }
 
 // Or returns the first of its arguments that is not equal to the zero
-// value, or the zero value.
-func Or[T comparable](vals ...T) T {
+// value, or the zero value. (Its first parameter is separate, so that
+// yaegi infers T from it; the session turns cmp.Or(vals...) into a call of
+// gnnOrSlice, and cmp.Or(x), which yaegi cannot call with no variadic
+// argument, into gnnOrSlice([]T{x}) through gnnOr1.)
+func Or[T comparable](first T, rest ...T) T {
+	var zero T
+	if first != zero {
+		return first
+	}
+	return gnnOrSlice(rest)
+}
+
+// gnnOrSlice is cmp.Or(vals...).
+func gnnOrSlice[T comparable](vals []T) T {
 	var zero T
 	for _, val := range vals {
 		if val != zero {
@@ -49,3 +61,6 @@ func Or[T comparable](vals ...T) T {
 	}
 	return zero
 }
+
+// gnnOr1 is cmp.Or(x).
+func gnnOr1[T comparable](x T) T { return x }

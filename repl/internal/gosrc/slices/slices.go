@@ -251,8 +251,20 @@ func Reverse[E any](s []E) {
 	}
 }
 
-// Concat returns a new slice concatenating the passed in slices.
-func Concat[E any](slices ...[]E) []E {
+// Concat returns a new slice concatenating the passed in slices. (Its
+// first parameter is separate, so that yaegi infers E from it; the session
+// turns slices.Concat(ss...) into a call of gnnConcatSlice, and
+// slices.Concat(s), which yaegi cannot call with no variadic argument, into
+// one of gnnConcat1.)
+func Concat[E any](first []E, rest ...[]E) []E {
+	return gnnConcatSlice(append([][]E{first}, rest...))
+}
+
+// gnnConcat1 is slices.Concat(s).
+func gnnConcat1[E any](s []E) []E { return gnnConcatSlice([][]E{s}) }
+
+// gnnConcatSlice is slices.Concat(slices...).
+func gnnConcatSlice[E any](slices [][]E) []E {
 	size := 0
 	for _, s := range slices {
 		size += len(s)
