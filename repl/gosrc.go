@@ -75,11 +75,30 @@ var goSourceGenerics = sync.OnceValue(func() map[string]map[string]bool {
 // privateGenerics makes the cells call those.
 func privateName(pkg, name string) string { return "_gnnrepl_" + pkg + "_" + name }
 
+// needGoSources compiles the source packages into the session's
+// interpreter when the file unit f imports one of them for the first time
+// (and the session has the standard library: a session without it has no
+// packages). Compiling them takes about 15ms, which a session that does
+// not import them does not pay at its start.
+func (s *Session) needGoSources(f *ast.File) error {
+	if s.goSources || !s.hasStdlib() {
+		return nil
+	}
+	for _, is := range f.Imports {
+		p, _ := strconv.Unquote(is.Path.Value)
+		for _, gp := range goSourcePackages {
+			if p == gp.path {
+				s.goSources = true
+				return s.installGoSources()
+			}
+		}
+	}
+	return nil
+}
+
 // installGoSources compiles the source packages into the session's
 // interpreter: as written (the exported names, replacing yaegi's copies),
-// then with their generic functions renamed (privateName). It is called
-// after the symbol tables are loaded, when they include the standard
-// library (a session without it has no packages).
+// then with their generic functions renamed (privateName).
 func (s *Session) installGoSources() error {
 	generics := goSourceGenerics()
 	for _, p := range goSourcePackages {

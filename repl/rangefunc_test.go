@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gnnrepl/gnnrepl/builtins"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -237,5 +238,44 @@ func TestRangeFuncContinuedIteration(t *testing.T) {
 	_, err = s.Eval(context.Background(), `for x := range bad { _ = x; break }`)
 	if err == nil || !strings.Contains(err.Error(), "range function continued iteration") {
 		t.Fatalf("got %v, want the continued-iteration panic", err)
+	}
+}
+
+// BenchmarkNewSession measures the start of a standard-library session
+// (which compiles the source packages slices, maps, cmp and iter).
+func BenchmarkNewSession(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		if _, err := New(Options{Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Stdin: strings.NewReader(""),
+			Symbols: []interp.Exports{conformanceSymbols()}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNewDefaultSession measures the start of a gnnrepl session
+// (DefaultOptions with the prelude's imports).
+func BenchmarkNewDefaultSession(b *testing.B) {
+	opts := DefaultOptions()
+	opts.Prelude = builtins.PreludeImports
+	opts.Stdout, opts.Stderr, opts.Stdin = &syncBuffer{}, &syncBuffer{}, strings.NewReader("")
+	for i := 0; i < b.N; i++ {
+		if _, err := New(opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNewSessionImportSlices is BenchmarkNewSession plus the first
+// import of slices (which compiles the source packages).
+func BenchmarkNewSessionImportSlices(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		s, err := New(Options{Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Stdin: strings.NewReader(""),
+			Symbols: []interp.Exports{conformanceSymbols()}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Eval(context.Background(), `import "slices"`); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

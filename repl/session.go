@@ -123,6 +123,8 @@ type Session struct {
 	packages    map[string]string // package name -> import path, for every symbol table (unambiguous names)
 	memberTable map[string][]string
 	notices     string // what the prelude wrote on stderr (PreludeNotices)
+
+	goSources bool // the source packages (gosrc.go) are compiled into in (set and read under mu)
 }
 
 // Result is what an evaluation shows.
@@ -257,11 +259,7 @@ func (s *Session) init() error {
 			return fmt.Errorf("repl: loading symbols: %w", err)
 		}
 	}
-	if s.hasStdlib() {
-		if err := s.installGoSources(); err != nil {
-			return err
-		}
-	}
+	s.goSources = false // compiled at the first import of one (needGoSources)
 	// The display package, when loaded, shows in this session's Output.
 	if bound := builtins.DisplaySymbols(s.out); s.hasSymbols(bound) {
 		if err := s.in.Use(bound); err != nil {
@@ -458,6 +456,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if err != nil {
 			return Result{}, compileError(err)
 		}
+		if err := s.needGoSources(f); err != nil {
+			return Result{}, err
+		}
 		s.dropKnownImports(f)
 		if _, err := s.dropRedeclarations(f); err != nil {
 			return Result{}, err
@@ -480,6 +481,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		f, err := parser.ParseFile(fset, name, declPrefix+lineDirective(line, col)+text, parser.DeclarationErrors)
 		if err != nil {
 			return Result{}, compileError(err)
+		}
+		if err := s.needGoSources(f); err != nil {
+			return Result{}, err
 		}
 		if s.dropKnownImports(f) {
 			return Result{}, nil
