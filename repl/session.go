@@ -835,8 +835,9 @@ func (s *Session) compile(n ast.Node, src string) (prog *interp.Program, err err
 func hint(r any, src string) string {
 	msg := fmt.Sprint(r)
 	if strings.Contains(msg, "nil type") && strings.Contains(src, "range") {
-		return "yaegi v0.16.1 cannot range over a function (Go 1.23; call it with a yield function instead), nor over an integer " +
-			"whose type the session cannot tell (write `for i := 0; i < n; i++`)"
+		return "yaegi v0.16.1 cannot range over a function (Go 1.23) nor over an integer whose type the session cannot tell, " +
+			"such as a local variable's namesake or an iterator over a struct type of yours (call the iterator with a yield function, " +
+			"`seq(func(v T) bool { ...; return true })`, or write `for i := 0; i < n; i++`)"
 	}
 	if strings.HasPrefix(msg, "reflect.Value.Convert: value of type") || strings.HasPrefix(msg, "reflect: Call with too") {
 		return "yaegi v0.16.1 does not check the arguments of a call to a compiled function or method when it compiles the cell: " +
