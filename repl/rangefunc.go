@@ -57,19 +57,21 @@ import (
 // explains it).
 func (s *Session) rangeFuncs(ctx context.Context, root ast.Node) {
 	w := &rangeFuncWriter{s: s, ty: &typer{s: s, ctx: ctx, env: map[string]reflect.Type{}, declared: map[string]bool{}},
-		funcs: map[string]*ast.FuncType{}, lits: map[string]*ast.FuncType{}, locals: map[string]int{}, top: map[string]bool{}}
+		funcs: map[string]*ast.FuncType{}, lits: map[string]*ast.FuncType{}, locals: map[string]int{}, top: map[string]bool{}, typed: map[string]ast.Expr{}, methods: map[string]map[string]*ast.FuncType{}}
 	w.collect(root)
 	w.node(root, nil)
 }
 
 type rangeFuncWriter struct {
-	s      *Session
-	ty     *typer
-	funcs  map[string]*ast.FuncType // non-generic functions the unit declares
-	lits   map[string]*ast.FuncType // names the unit defines once, from a function literal
-	locals map[string]int           // names the unit declares, with a count
-	top    map[string]bool          // names the top-level defines of a cell declare (the typer follows their types)
-	iterPk string                   // the local name of package iter, or ""
+	s       *Session
+	ty      *typer
+	funcs   map[string]*ast.FuncType            // non-generic functions the unit declares
+	lits    map[string]*ast.FuncType            // names the unit defines once, from a function literal
+	locals  map[string]int                      // names the unit declares, with a count
+	top     map[string]bool                     // names the top-level defines of a cell declare (the typer follows their types)
+	typed   map[string]ast.Expr                 // names the unit declares with a type (parameters, var x T)
+	methods map[string]map[string]*ast.FuncType // method name -> receiver type name -> signature, in the unit
+	iterPk  string                              // the local name of package iter, or ""
 }
 
 // rangeFuncCount numbers the rewritten loops, so that their variables are
@@ -103,15 +105,27 @@ func (w *rangeFuncWriter) collect(root ast.Node) {
 				}
 			}
 		case *ast.FuncDecl:
-			if x.Recv == nil && x.Type.TypeParams == nil {
+			if x.Recv == nil {
 				w.funcs[x.Name.Name] = x.Type
+			}
+			if x.Recv != nil && len(x.Recv.List) == 1 {
+				if recv := recvTypeName(x.Recv.List[0].Type); recv != "" {
+					if w.methods[x.Name.Name] == nil {
+						w.methods[x.Name.Name] = map[string]*ast.FuncType{}
+					}
+					w.methods[x.Name.Name][recv] = x.Type
+				}
 			}
 		case *ast.Field:
 			for _, id := range x.Names {
 				w.locals[id.Name]++
+				w.typed[id.Name] = x.Type
 			}
 		case *ast.ValueSpec:
 			for i, id := range x.Names {
+				if x.Type != nil {
+					w.typed[id.Name] = x.Type
+				}
 				if x.Type == nil && len(x.Values) == len(x.Names) {
 					if lit, ok := x.Values[i].(*ast.FuncLit); ok {
 						w.lits[id.Name] = lit.Type
@@ -147,42 +161,56 @@ func (w *rangeFuncWriter) collect(root ast.Node) {
 	})
 }
 
-// node rewrites the range statements under n, innermost first; fn is the
-// type of the function n is in (nil: a cell's top level).
-func (w *rangeFuncWriter) node(n ast.Node, fn *ast.FuncType) {
+// funcScope is a function the range statements being rewritten are in.
+type funcScope struct {
+	typ    *ast.FuncType
+	body   *ast.BlockStmt
+	parent *funcScope // the function this one is a literal in, or nil
+}
+
+func (f *funcScope) fnType() *ast.FuncType {
+	if f == nil {
+		return nil
+	}
+	return f.typ
+}
+
+// node rewrites the range statements under n, innermost first; fs is the
+// function n is in (nil: a cell's top level).
+func (w *rangeFuncWriter) node(n ast.Node, fs *funcScope) {
 	ast.Inspect(n, func(x ast.Node) bool {
 		switch x := x.(type) {
 		case *ast.FuncDecl:
 			if x.Body != nil {
-				w.list(x.Body.List, x.Type)
+				w.list(x.Body.List, &funcScope{typ: x.Type, body: x.Body})
 			}
 			return false
 		case *ast.FuncLit:
-			w.list(x.Body.List, x.Type)
+			w.list(x.Body.List, &funcScope{typ: x.Type, body: x.Body, parent: fs})
 			return false
 		case *ast.BlockStmt:
-			w.list(x.List, fn)
+			w.list(x.List, fs)
 			return false
 		case *ast.CaseClause:
 			for _, e := range x.List {
-				w.node(e, fn)
+				w.node(e, fs)
 			}
-			w.list(x.Body, fn)
+			w.list(x.Body, fs)
 			return false
 		case *ast.CommClause:
 			if x.Comm != nil {
-				w.node(x.Comm, fn)
+				w.node(x.Comm, fs)
 			}
-			w.list(x.Body, fn)
+			w.list(x.Body, fs)
 			return false
 		}
 		return true
 	})
 }
 
-func (w *rangeFuncWriter) list(l []ast.Stmt, fn *ast.FuncType) {
+func (w *rangeFuncWriter) list(l []ast.Stmt, fs *funcScope) {
 	for i, st := range l {
-		w.node(st, fn)
+		w.node(st, fs)
 		label := ""
 		r, ok := st.(*ast.RangeStmt)
 		if ls, isLabeled := st.(*ast.LabeledStmt); isLabeled {
@@ -192,16 +220,89 @@ func (w *rangeFuncWriter) list(l []ast.Stmt, fn *ast.FuncType) {
 		if !ok {
 			continue
 		}
-		if b := w.rewrite(r, label, fn); b != nil {
+		if b := w.rewrite(r, label, fs); b != nil {
 			l[i] = b // the label goes: the branches that named it are rewritten
 		}
 	}
 }
 
+// paramType returns the declared type of name when it is a parameter of
+// one of the functions fs is in, the innermost first, that its body does
+// not declare again; or nil.
+func paramType(fs *funcScope, name string) ast.Expr {
+	for ; fs != nil; fs = fs.parent {
+		var typ ast.Expr
+		for _, fl := range []*ast.FieldList{fs.typ.Params, fs.typ.Results} {
+			if fl == nil {
+				continue
+			}
+			for _, f := range fl.List {
+				for _, id := range f.Names {
+					if id.Name == name {
+						typ = f.Type
+					}
+				}
+			}
+		}
+		if declares(fs.body, name) {
+			return nil
+		}
+		if typ != nil {
+			return typ
+		}
+	}
+	return nil
+}
+
+// declares reports whether name is declared anywhere under n.
+func declares(n ast.Node, name string) bool {
+	found := false
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.Field:
+			for _, id := range x.Names {
+				found = found || id.Name == name
+			}
+		case *ast.ValueSpec:
+			for _, id := range x.Names {
+				found = found || id.Name == name
+			}
+		case *ast.AssignStmt:
+			if x.Tok == token.DEFINE {
+				for _, l := range x.Lhs {
+					if id, ok := l.(*ast.Ident); ok && id.Name == name {
+						found = true
+					}
+				}
+			}
+		case *ast.RangeStmt:
+			if x.Tok == token.DEFINE {
+				for _, e := range []ast.Expr{x.Key, x.Value} {
+					if id, ok := e.(*ast.Ident); ok && id.Name == name {
+						found = true
+					}
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
 // elemTypes returns the type expressions of the yield function's
 // parameters of the iterator x, or ok false when x is not one the session
 // can tell.
-func (w *rangeFuncWriter) elemTypes(x ast.Expr, pos token.Pos) (elems []ast.Expr, ok bool) {
+func (w *rangeFuncWriter) elemTypes(x ast.Expr, pos token.Pos, fs *funcScope) (elems []ast.Expr, ok bool) {
+	if id, isID := ast.Unparen(x).(*ast.Ident); isID {
+		switch t := paramType(fs, id.Name).(type) {
+		case *ast.FuncType:
+			return seqParams(t, w.iterPk)
+		case *ast.IndexExpr, *ast.IndexListExpr:
+			if ft := iterSeqType(t, w.iterPk); ft != nil {
+				return seqParams(ft, w.iterPk)
+			}
+		}
+	}
 	if ft := w.declType(x); ft != nil {
 		return seqParams(ft, w.iterPk)
 	}
@@ -210,6 +311,11 @@ func (w *rangeFuncWriter) elemTypes(x ast.Expr, pos token.Pos) (elems []ast.Expr
 	}
 	t := w.ty.typeOf(x)
 	ts := seqElems(t)
+	if t == nil {
+		if ft := w.methodType(x); ft != nil {
+			return seqParams(ft, w.iterPk)
+		}
+	}
 	if ts == nil {
 		if t != nil && t.Kind() == reflect.Func && t.NumIn() == 1 && t.NumOut() == 0 {
 			if y := t.In(0); y.Kind() == reflect.Func && y.NumIn() == 0 && y.NumOut() == 1 && y.Out(0).Kind() == reflect.Bool {
@@ -256,41 +362,147 @@ func (w *rangeFuncWriter) sessionTyped(x ast.Expr) bool {
 }
 
 // declType returns the declared function type of x when x is a function
-// the unit declares, a call of one (its result type), a function literal,
-// or a name the unit defines from a function literal; otherwise nil.
+// the unit or the session declares, a call of one (its result type), a
+// function literal, or a name the unit defines from a function literal or
+// with a function or iter.Seq type; otherwise nil.
 func (w *rangeFuncWriter) declType(x ast.Expr) *ast.FuncType {
 	switch x := ast.Unparen(x).(type) {
 	case *ast.FuncLit:
 		return x.Type
 	case *ast.Ident:
-		if ft := w.funcs[x.Name]; ft != nil && w.locals[x.Name] == 0 {
-			return ft
-		}
-		if ft := w.lits[x.Name]; ft != nil && w.locals[x.Name] == 1 {
+		if ft := w.funcType(x.Name); ft != nil && ft.TypeParams == nil {
 			return ft
 		}
 	case *ast.CallExpr:
-		id, ok := x.Fun.(*ast.Ident)
+		fun, targs := x.Fun, []ast.Expr(nil)
+		switch f := fun.(type) { // explicit type arguments
+		case *ast.IndexExpr:
+			fun, targs = f.X, []ast.Expr{f.Index}
+		case *ast.IndexListExpr:
+			fun, targs = f.X, f.Indices
+		}
+		id, ok := fun.(*ast.Ident)
 		if !ok {
 			return nil
 		}
-		ft := w.funcs[id.Name]
-		if ft == nil || w.locals[id.Name] != 0 {
-			if ft = w.lits[id.Name]; ft == nil || w.locals[id.Name] != 1 {
-				return nil
-			}
+		ft := w.funcType(id.Name)
+		if ft != nil && (ft.TypeParams != nil) != (targs != nil) {
+			return nil // a generic function called without type arguments: not inferred
 		}
-		if ft.Results == nil || len(ft.Results.List) != 1 || len(ft.Results.List[0].Names) > 1 {
-			return nil
+		if ft != nil && ft.TypeParams != nil {
+			ft = instantiate(ft, targs)
 		}
-		switch r := ft.Results.List[0].Type.(type) {
-		case *ast.FuncType:
-			return r
-		case *ast.IndexExpr, *ast.IndexListExpr:
-			return iterSeqType(r, w.iterPk)
-		}
+		return w.resultType(ft)
 	}
 	return nil
+}
+
+// instantiate returns the generic signature ft with its type parameters
+// replaced by targs, or nil when their numbers differ.
+func instantiate(ft *ast.FuncType, targs []ast.Expr) *ast.FuncType {
+	sub := map[string]ast.Expr{}
+	i := 0
+	for _, f := range ft.TypeParams.List {
+		for _, id := range f.Names {
+			if i >= len(targs) {
+				return nil
+			}
+			sub[id.Name] = targs[i]
+			i++
+		}
+	}
+	if i != len(targs) {
+		return nil
+	}
+	c := cloneNode(ft)
+	c.TypeParams = nil
+	replaceExprs(c, func(e ast.Expr) ast.Expr {
+		if id, ok := e.(*ast.Ident); ok && sub[id.Name] != nil {
+			return cloneNode(sub[id.Name])
+		}
+		return e
+	})
+	return c
+}
+
+// funcType returns the declared type of the function or function-typed
+// variable name, or nil.
+func (w *rangeFuncWriter) funcType(name string) *ast.FuncType {
+	if ft := w.funcs[name]; ft != nil && w.locals[name] == 0 {
+		return ft
+	}
+	if ft := w.lits[name]; ft != nil && w.locals[name] == 1 {
+		return ft
+	}
+	if t := w.typed[name]; t != nil && w.locals[name] == 1 {
+		switch t := t.(type) {
+		case *ast.FuncType:
+			return t
+		case *ast.IndexExpr, *ast.IndexListExpr:
+			return iterSeqType(t, w.iterPk)
+		}
+	}
+	if w.locals[name] == 0 && w.funcs[name] == nil && w.s.kind(name) == "func" {
+		w.s.nmu.Lock()
+		defer w.s.nmu.Unlock()
+		return w.s.funcTypes[name]
+	}
+	return nil
+}
+
+// resultType returns the type of the single result of a function of type
+// ft when it is a function type (or iter.Seq), or nil.
+func (w *rangeFuncWriter) resultType(ft *ast.FuncType) *ast.FuncType {
+	if ft == nil || ft.Results == nil || len(ft.Results.List) != 1 || len(ft.Results.List[0].Names) > 1 {
+		return nil
+	}
+	switch r := ft.Results.List[0].Type.(type) {
+	case *ast.FuncType:
+		return r
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		return iterSeqType(r, w.iterPk)
+	}
+	return nil
+}
+
+// methodType returns, for x a call recv.M() of a method that exactly one
+// session type declares, the type of its result, or nil. (yaegi's values
+// of the session's types have no methods in their reflect types, so the
+// typer cannot tell.)
+func (w *rangeFuncWriter) methodType(x ast.Expr) *ast.FuncType {
+	c, ok := ast.Unparen(x).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	if id, ok := sel.X.(*ast.Ident); ok && w.s.kind(id.Name) == "package" {
+		return nil
+	}
+	var unit []*ast.FuncType // methods of that name the unit declares
+	for _, ft := range w.methods[sel.Sel.Name] {
+		unit = append(unit, ft)
+	}
+	w.s.nmu.Lock()
+	byRecv := w.s.methodTypes[sel.Sel.Name]
+	var ft *ast.FuncType
+	n := len(unit)
+	for recv, t := range byRecv {
+		if w.methods[sel.Sel.Name][recv] == nil {
+			ft = t
+			n++
+		}
+	}
+	w.s.nmu.Unlock()
+	if len(unit) == 1 {
+		ft = unit[0]
+	}
+	if n != 1 {
+		return nil
+	}
+	return w.resultType(ft)
 }
 
 // iterSeqType returns func(yield func(V) bool) for iter.Seq[V] and
@@ -370,8 +582,9 @@ func fieldCount(fl *ast.FieldList) int {
 // rewrite returns the block that replaces the range statement r (labeled
 // label, in a function of type fn), or nil when it is not a range over a
 // function the session can rewrite.
-func (w *rangeFuncWriter) rewrite(r *ast.RangeStmt, label string, fn *ast.FuncType) *ast.BlockStmt {
-	elems, ok := w.elemTypes(r.X, r.For)
+func (w *rangeFuncWriter) rewrite(r *ast.RangeStmt, label string, fs *funcScope) *ast.BlockStmt {
+	fn := fs.fnType()
+	elems, ok := w.elemTypes(r.X, r.For, fs)
 	if !ok {
 		return nil
 	}
@@ -414,7 +627,7 @@ func (w *rangeFuncWriter) rewrite(r *ast.RangeStmt, label string, fn *ast.FuncTy
 				assign.Rhs = append(assign.Rhs, id(name))
 			}
 		}
-		params.List = append(params.List, &ast.Field{Names: []*ast.Ident{id(name)}, Type: e})
+		params.List = append(params.List, &ast.Field{Names: []*ast.Ident{id(name)}, Type: cloneNode(e)})
 	}
 	lit := &ast.FuncLit{
 		Type: &ast.FuncType{Func: pos, Params: params, Results: &ast.FieldList{List: []*ast.Field{{Type: id("bool")}}}},
@@ -607,4 +820,68 @@ func (b *branchWriter) stmt(st ast.Stmt, inLoop, inSwitch bool) ast.Stmt {
 		x.Stmt = b.stmt(x.Stmt, inLoop, inSwitch)
 	}
 	return st
+}
+
+// recvTypeName returns the name of the receiver type t (T or *T), or ""
+// for a generic receiver.
+func recvTypeName(t ast.Expr) string {
+	if st, ok := t.(*ast.StarExpr); ok {
+		t = st.X
+	}
+	if id, ok := ast.Unparen(t).(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+var (
+	objectType = reflect.TypeOf((*ast.Object)(nil))
+	scopeType  = reflect.TypeOf((*ast.Scope)(nil))
+)
+
+// cloneNode returns a deep copy of the syntax tree n (without its
+// objects), so that a rewrite of one cell cannot change a tree the session
+// keeps.
+func cloneNode[T ast.Node](n T) T {
+	return cloneValue(reflect.ValueOf(n)).Interface().(T)
+}
+
+func cloneValue(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() || v.Elem().Kind() != reflect.Struct {
+			return v
+		}
+		if v.Type() == objectType || v.Type() == scopeType {
+			return reflect.Zero(v.Type())
+		}
+		c := reflect.New(v.Type().Elem())
+		c.Elem().Set(cloneValue(v.Elem()))
+		return c
+	case reflect.Struct:
+		c := reflect.New(v.Type()).Elem()
+		for i := 0; i < v.NumField(); i++ {
+			if c.Field(i).CanSet() {
+				c.Field(i).Set(cloneValue(v.Field(i)))
+			}
+		}
+		return c
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := 0; i < v.Len(); i++ {
+			c.Index(i).Set(cloneValue(v.Index(i)))
+		}
+		return c
+	case reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.New(v.Type()).Elem()
+		c.Set(cloneValue(v.Elem()))
+		return c
+	}
+	return v
 }

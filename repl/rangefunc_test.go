@@ -206,6 +206,56 @@ func sum() int {
 	fmt.Print(x)
 }
 fmt.Println()`}, "012\n"},
+		{"session types, methods, parameters and generic functions", []string{`import ("fmt"; "iter")
+
+type P struct {
+	Name string
+	Age  int
+}
+
+type People struct{ list []P }
+
+func (ps *People) All() iter.Seq2[int, P] {
+	return func(yield func(int, P) bool) {
+		for i, p := range ps.list {
+			if !yield(i, p) {
+				return
+			}
+		}
+	}
+}
+
+func people(yield func(P) bool) {
+	if yield(P{"ann", 30}) {
+		yield(P{"bob", 20})
+	}
+}
+
+func Filter[T any](seq iter.Seq[T], keep func(T) bool) iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for v := range seq {
+			if keep(v) && !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+func each(seq func(func(P) bool), f func(P)) {
+	for p := range seq {
+		f(p)
+	}
+}`, `ps := &People{list: []P{{"cy", 40}, {"di", 50}}}`, `for i, p := range ps.All() {
+	fmt.Print(i, p.Name, " ")
+}
+for p := range people {
+	fmt.Print(p.Name, p.Age, " ")
+}
+each(people, func(p P) { fmt.Print(p.Age, " ") })
+for p := range Filter[P](people, func(p P) bool { return p.Age < 25 }) {
+	fmt.Print(p.Name)
+}
+fmt.Println()`}, "0cy 1di ann30 bob20 30 20 bob\n"},
 		{"slices and maps iterators", []string{`import ("fmt"; "maps"; "slices")`, `xs := []string{"a", "b", "c"}
 for i, v := range slices.Backward(xs) {
 	fmt.Print(i, v, " ")

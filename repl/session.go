@@ -116,11 +116,13 @@ type Session struct {
 	pending *PanicError                        // a goroutine's panic that came while no cell ran, reported by the next
 	inp     atomic.Pointer[interp.Interpreter] // s.in, for Interrupt (which does not take mu)
 
-	nmu         sync.Mutex        // guards the tables below
-	names       map[string]string // session-declared name -> "var", "const", "func", "type"
-	imports     map[string]string // local package name -> import path
-	decls       map[string]string // "type T", "method T.M" -> declaration text (redecl.go)
-	packages    map[string]string // package name -> import path, for every symbol table (unambiguous names)
+	nmu         sync.Mutex                          // guards the tables below
+	names       map[string]string                   // session-declared name -> "var", "const", "func", "type"
+	imports     map[string]string                   // local package name -> import path
+	decls       map[string]string                   // "type T", "method T.M" -> declaration text (redecl.go)
+	funcTypes   map[string]*ast.FuncType            // the signatures of the session's functions (rangefunc.go)
+	methodTypes map[string]map[string]*ast.FuncType // method name -> receiver type name -> signature
+	packages    map[string]string                   // package name -> import path, for every symbol table (unambiguous names)
 	memberTable map[string][]string
 	notices     string // what the prelude wrote on stderr (PreludeNotices)
 
@@ -280,6 +282,8 @@ func (s *Session) init() error {
 	s.names = map[string]string{}
 	s.imports = map[string]string{}
 	s.decls = map[string]string{}
+	s.funcTypes = map[string]*ast.FuncType{}
+	s.methodTypes = map[string]map[string]*ast.FuncType{}
 	s.nmu.Unlock()
 	if _, err := s.eval(context.Background(), "runtime", "import "+rtName+" "+strconv.Quote(rtPath)); err != nil {
 		return fmt.Errorf("repl: %w", err)
@@ -1092,11 +1096,27 @@ func (s *Session) record(f *ast.File) {
 		case *ast.FuncDecl:
 			if d.Recv == nil {
 				s.names[d.Name.Name] = "func"
+				s.funcTypes[d.Name.Name] = cloneNode(d.Type)
+			} else if len(d.Recv.List) == 1 {
+				s.recordMethod(d)
 			}
 		case *ast.GenDecl:
 			s.recordGen(d)
 		}
 	}
+}
+
+// recordMethod notes the signature of the method d of a non-generic
+// receiver type.
+func (s *Session) recordMethod(d *ast.FuncDecl) {
+	recv := recvTypeName(d.Recv.List[0].Type)
+	if recv == "" {
+		return
+	}
+	if s.methodTypes[d.Name.Name] == nil {
+		s.methodTypes[d.Name.Name] = map[string]*ast.FuncType{}
+	}
+	s.methodTypes[d.Name.Name][recv] = cloneNode(d.Type)
 }
 
 // recordStmts notes the names top-level statements declared.
