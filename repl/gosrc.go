@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/printer"
 	"go/token"
 	"path"
 	"reflect"
@@ -448,4 +449,75 @@ func unitImportName(root ast.Node, p string) string {
 		}
 	}
 	return ""
+}
+
+// goSourceDocs maps "pkg.Name" to the declaration and doc comment of
+// each exported function and type of the source packages, and "pkg" to
+// the package's doc comment, for :doc and Inspect; goSourceMembers maps
+// each package's path to its exported names, for completion.
+var goSourceDocs = sync.OnceValues(func() (map[string]string, map[string][]string) {
+	docs, members := map[string]string{}, map[string][]string{}
+	for _, p := range goSourcePackages {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p.path+".go", p.src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			panic(err) // the embedded sources are tested
+		}
+		docs[p.path] = strings.TrimSpace(f.Doc.Text())
+		add := func(name, decl string, doc *ast.CommentGroup) {
+			if !ast.IsExported(name) {
+				return
+			}
+			members[p.path] = append(members[p.path], name)
+			docs[p.path+"."+name] = decl + "\n\n" + strings.TrimSpace(doc.Text())
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				var b strings.Builder
+				printer.Fprint(&b, fset, &ast.FuncDecl{Name: d.Name, Type: d.Type})
+				add(d.Name.Name, b.String(), d.Doc)
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					if ts, ok := sp.(*ast.TypeSpec); ok {
+						var b strings.Builder
+						printer.Fprint(&b, fset, &ast.GenDecl{Tok: token.TYPE, Specs: []ast.Spec{ts}})
+						doc := ts.Doc
+						if doc == nil {
+							doc = d.Doc
+						}
+						add(ts.Name.Name, b.String(), doc)
+					}
+				}
+			}
+		}
+		sortStrings(members[p.path])
+	}
+	return docs, members
+})
+
+// addGoSourceTables adds the source packages' members and docs to the
+// session's completion and doc tables (their symbol tables are empty).
+func (s *Session) addGoSourceTables() {
+	docs, members := goSourceDocs()
+	for _, p := range goSourcePackages {
+		s.memberTable[p.path] = members[p.path]
+		if _, ok := s.packages[p.path]; !ok {
+			s.packages[p.path] = p.path
+		}
+	}
+	if s.opts.Docs == nil {
+		s.opts.Docs = map[string]string{}
+	} else {
+		d := make(map[string]string, len(s.opts.Docs)+len(docs))
+		for k, v := range s.opts.Docs {
+			d[k] = v
+		}
+		s.opts.Docs = d
+	}
+	for k, v := range docs {
+		if _, ok := s.opts.Docs[k]; !ok {
+			s.opts.Docs[k] = v
+		}
+	}
 }

@@ -47,14 +47,17 @@ import (
 // the yield function has its own parameters, so the loop variables are
 // per iteration, as in Go 1.22.
 //
-// The element types K and V are written from the declaration when f is (or
-// f is a call of) a function declared in the unit, a function literal or
-// a variable the unit defines from one, and otherwise from the reflect
-// type of the session's value (typer). Loops whose types cannot be written,
-// whose body uses goto to a label outside it, holds a defer (which would
-// run at the end of each iteration) or returns from a cell's top level
-// are left as they are (yaegi then fails with "nil type", and hint
-// explains it).
+// The element types K and V are written from a declaration where there is
+// one: f a parameter of an enclosing function, a function the unit or an
+// earlier cell declares (or a call of one, generic ones with explicit type
+// arguments), a function literal, a variable the unit defines from one or
+// declares with a type, or a call of a method that one type of the session
+// declares (func(yield func(K, V) bool) or iter.Seq/Seq2 written out);
+// otherwise from the reflect type of the session's value (typer). Loops
+// whose types cannot be written, whose body uses goto to a label outside
+// it, holds a defer (which would run at the end of each iteration) or
+// returns from a cell's top level are left as they are (yaegi then fails
+// with "nil type", and hint explains it).
 func (s *Session) rangeFuncs(ctx context.Context, root ast.Node) {
 	w := &rangeFuncWriter{s: s, ty: &typer{s: s, ctx: ctx, env: map[string]reflect.Type{}, declared: map[string]bool{}},
 		funcs: map[string]*ast.FuncType{}, lits: map[string]*ast.FuncType{}, locals: map[string]int{}, top: map[string]bool{}, typed: map[string]ast.Expr{}, methods: map[string]map[string]*ast.FuncType{}}

@@ -158,6 +158,9 @@ func New(opts Options) (*Session, error) {
 	s := &Session{opts: opts, trace: &traceWriter{w: opts.Stderr}}
 	s.out = display.NewOutput(opts.Display, opts.Stdout, opts.Stderr)
 	s.packages, s.memberTable = packageTables(opts.Symbols)
+	if s.hasStdlib() {
+		s.addGoSourceTables()
+	}
 	if err := s.init(); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
-// Package cmp is the session's interpreted implementation of the standard
-// library's package cmp (the standard library's own source, which yaegi
-// v0.16.1 also ships).
+// Package cmp is the gnnrepl session's implementation of the standard
+// library's package cmp, interpreted (the standard library's source, with
+// Or's first argument apart for yaegi's type inference).
 package cmp
 
 // Ordered is a constraint that permits any ordered type: any type that

@@ -1,6 +1,9 @@
-// Package iter is the session's interpreted implementation of the standard
-// library's package iter: the iterator types Seq and Seq2. Pull and Pull2
-// are not provided (they need the runtime's coroutines).
+// Package iter is the gnnrepl session's implementation of the standard
+// library's package iter, interpreted: the iterator types Seq and Seq2.
+// Pull and Pull2 are not provided (they need the runtime's coroutines).
+// yaegi does not infer a type argument through Seq: call a generic
+// function of yours taking an iter.Seq[T] with its type argument,
+// Filter[int](seq, f).
 package iter
 
 // Seq is an iterator over sequences of individual values: called with a

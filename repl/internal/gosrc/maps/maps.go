@@ -1,6 +1,7 @@
-// Package maps is the session's interpreted implementation of the standard
-// library's package maps (Go 1.23 API; see ../doc.go: a function returns
-// map[K]V, not the caller's map type).
+// Package maps is the gnnrepl session's implementation of the standard
+// library's package maps (Go 1.23 API), interpreted: its functions take
+// map[K]V instead of a type parameter M ~map[K]V, so Clone and Collect
+// return map[K]V, not your named map type.
 package maps
 
 // Equal reports whether two maps contain the same key/value pairs (values

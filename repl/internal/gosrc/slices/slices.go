@@ -1,8 +1,8 @@
-// Package slices is the session's interpreted implementation of the
-// standard library's package slices (Go 1.23 API; see ../doc.go for the
-// differences: a function returns []E, not the caller's slice type, and
-// SortFunc of a slice of more than 12 elements keeps equal elements in order,
-// where the standard library's pdqsort need not).
+// Package slices is the gnnrepl session's implementation of the standard
+// library's package slices (Go 1.23 API), interpreted: its functions take
+// []E instead of a type parameter S ~[]E, so those that return a slice
+// return []E, not your named slice type; SortFunc is stable (the standard
+// library's pdqsort is for up to 12 elements, not beyond).
 package slices
 
 type gnnOrdered interface {
