@@ -26,21 +26,23 @@ import (
 //
 //	{
 //		var _gnnrepl_fN int          // what the body left the loop with
-//		var _gnnrepl_fNr0 T0 ...     // the results of a return in body (unnamed results only)
+//		var _gnnrepl_fNr0 T0 ...     // the results of a return in body
 //		f(func(k K, v V) bool {
 //			if _gnnrepl_fN != 0 { panic(...) } // yield called after the loop ended
 //			body'
 //			return true
 //		})
-//		if _gnnrepl_fN == -1 { return _gnnrepl_fNr0, ... }  // or a bare return (named results)
+//		if _gnnrepl_fN == -1 { return _gnnrepl_fNr0, ... }
+//		if _gnnrepl_fN == -3 { return }                       // a bare return in body
 //		if _gnnrepl_fN == 1 { break Outer }                   // one line per outer branch
 //		if _gnnrepl_fN == 2 { continue Outer }
 //	}
 //
 // where body' is body with each continue of this loop replaced by
 // `return true`, each break of it by `_gnnrepl_fN = -2; return false`,
-// each return by assigning the results (to the named results, or to the
-// _gnnrepl_fNr variables) then `_gnnrepl_fN = -1; return false`, and each
+// each return by assigning its results to the _gnnrepl_fNr variables (not
+// to named results, which the body may shadow) then `_gnnrepl_fN = -1;
+// return false` (-3 for a bare return), and each
 // break or continue of an enclosing loop by `_gnnrepl_fN = k; return
 // false`. The body's own loops, switches, selects and function literals are
 // left alone (their unlabeled break and continue are theirs). Each call of
@@ -651,6 +653,9 @@ func (w *rangeFuncWriter) rewrite(r *ast.RangeStmt, label string, fs *funcScope)
 	out.List = append(out.List, &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{
 		&ast.ValueSpec{Names: []*ast.Ident{id(next)}, Type: id("int")}}}})
 	for i, t := range b.resultTypes {
+		if !b.returns {
+			break
+		}
 		out.List = append(out.List, &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{
 			&ast.ValueSpec{Names: []*ast.Ident{id(b.results + strconv.Itoa(i))}, Type: t}}}})
 	}
@@ -665,6 +670,9 @@ func (w *rangeFuncWriter) rewrite(r *ast.RangeStmt, label string, fs *funcScope)
 			ret.Results = append(ret.Results, id(b.results+strconv.Itoa(i)))
 		}
 		out.List = append(out.List, is(-1, ret))
+	}
+	if b.bareReturn {
+		out.List = append(out.List, is(-3, &ast.ReturnStmt{Return: pos}))
 	}
 	for i, br := range b.outer {
 		out.List = append(out.List, is(i+1, &ast.BranchStmt{TokPos: pos, Tok: br.Tok, Label: id(br.Label.Name)}))
@@ -681,8 +689,9 @@ type branchWriter struct {
 	pos     token.Pos     // for new nodes
 	fn      *ast.FuncType // the enclosing function's type (nil: none)
 
-	returns     bool              // the body returns
-	resultTypes []ast.Expr        // the types of _gnnrepl_fNr0... (unnamed results)
+	returns     bool              // the body returns results
+	bareReturn  bool              // the body has a return without results
+	resultTypes []ast.Expr        // the types of the enclosing function's results (of _gnnrepl_fNr0...)
 	outer       []*ast.BranchStmt // the break/continue statements of outer loops, by dispatch value - 1
 	inner       map[string]bool   // labels declared in the body
 	outerIndex  map[string]int    // "break L" -> dispatch value
@@ -720,9 +729,11 @@ func (b *branchWriter) check(body *ast.BlockStmt) bool {
 		}
 		return ok
 	})
-	if ok && b.fn != nil && b.fn.Results != nil && len(b.fn.Results.List) > 0 && len(b.fn.Results.List[0].Names) == 0 {
+	if ok && b.fn != nil && b.fn.Results != nil {
 		for _, f := range b.fn.Results.List {
-			b.resultTypes = append(b.resultTypes, f.Type)
+			for k := 0; k < max(1, len(f.Names)); k++ {
+				b.resultTypes = append(b.resultTypes, f.Type)
+			}
 		}
 	}
 	return ok
@@ -780,22 +791,26 @@ func (b *branchWriter) stmt(st ast.Stmt, inLoop, inSwitch bool) ast.Stmt {
 		}
 		return b.leave(x.Pos(), v)
 	case *ast.ReturnStmt:
+		if len(x.Results) == 0 {
+			b.bareReturn = true // no results, or the named results as they are
+			return b.leave(x.Pos(), -3)
+		}
+		// The results go to temporaries (a named result may be shadowed
+		// in the body), returned after the call.
 		b.returns = true
+		var lhs []ast.Expr
+		for i := range b.resultTypes {
+			lhs = append(lhs, b.id(b.results+strconv.Itoa(i)))
+		}
+		if len(lhs) != len(x.Results) { // return f() of several results
+			return b.leave(x.Pos(), -1, &ast.AssignStmt{Lhs: lhs, TokPos: x.Pos(), Tok: token.ASSIGN, Rhs: x.Results})
+		}
+		// One assignment each: yaegi v0.16.1 panics ("reflect: New(nil)")
+		// on `r0, r1 = n, nil` to a captured error variable. No result
+		// reads another's temporary, so the order does not matter.
 		var pre []ast.Stmt
-		if len(x.Results) > 0 {
-			var lhs []ast.Expr
-			if len(b.resultTypes) > 0 {
-				for i := range b.resultTypes {
-					lhs = append(lhs, b.id(b.results+strconv.Itoa(i)))
-				}
-			} else if b.fn != nil && b.fn.Results != nil {
-				for _, f := range b.fn.Results.List {
-					for _, n := range f.Names {
-						lhs = append(lhs, b.id(n.Name))
-					}
-				}
-			}
-			pre = append(pre, &ast.AssignStmt{Lhs: lhs, TokPos: x.Pos(), Tok: token.ASSIGN, Rhs: x.Results})
+		for i := range lhs {
+			pre = append(pre, &ast.AssignStmt{Lhs: lhs[i : i+1], TokPos: x.Pos(), Tok: token.ASSIGN, Rhs: x.Results[i : i+1]})
 		}
 		return b.leave(x.Pos(), -1, pre...)
 	case *ast.BlockStmt:

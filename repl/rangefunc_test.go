@@ -94,6 +94,29 @@ func named(want int) (r int, err error) {
 	return 100, nil
 }
 
+func shadowed() (n int, err error) {
+	for x := range count(10) {
+		n := x * 100
+		if x == 2 {
+			return n, nil
+		}
+	}
+	return -1, nil
+}
+
+func mixed(stop int) (n int) {
+	for x := range count(10) {
+		n += x
+		if x == stop {
+			return
+		}
+		if x > 5 {
+			return 1000
+		}
+	}
+	return -1
+}
+
 func none(out *[]int) {
 	for x := range count(10) {
 		if x == 3 {
@@ -108,7 +131,9 @@ fmt.Println(named(5))
 fmt.Println(named(50))
 var got []int
 none(&got)
-fmt.Println(got)`}, "40 found\n-1 missing\n6 <nil>\n101 <nil>\n[0 1 2]\n"},
+fmt.Println(got)
+fmt.Println(shadowed())
+fmt.Println(mixed(3), mixed(20))`}, "40 found\n-1 missing\n6 <nil>\n101 <nil>\n[0 1 2]\n200 <nil>\n6 1000\n"},
 		{"labels and the body's own loops", []string{seqs, `func grid() {
 outer:
 	for i := range count(4) {
