@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/traefik/yaegi/interp"
 )
 
 // The generic standard packages slices, maps, cmp and iter, as Go source
@@ -187,6 +189,33 @@ func (s *Session) privateGenerics(root ast.Node) {
 		}
 		return true
 	})
+}
+
+// withoutGoSourceStubs returns x without the empty tables yaegi's
+// standard library has for the source packages ("slices/slices", ...: a
+// generic function has no compiled symbol), so that an import of one, also
+// under another name (import sl "slices"), is the source package and not
+// an empty compiled one.
+func withoutGoSourceStubs(x interp.Exports) interp.Exports {
+	drop := false
+	for _, p := range goSourcePackages {
+		if m, ok := x[p.path+"/"+p.path]; ok && len(m) == 0 {
+			drop = true
+		}
+	}
+	if !drop {
+		return x
+	}
+	y := make(interp.Exports, len(x))
+	for k, v := range x {
+		y[k] = v
+	}
+	for _, p := range goSourcePackages {
+		if m, ok := y[p.path+"/"+p.path]; ok && len(m) == 0 {
+			delete(y, p.path+"/"+p.path)
+		}
+	}
+	return y
 }
 
 // hasStdlib reports whether the session's symbol tables include the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"path"
 	"reflect"
 	"strconv"
 	"sync/atomic"
@@ -54,15 +55,18 @@ import (
 // earlier cell declares (or a call of one, generic ones with explicit type
 // arguments), a function literal, a variable the unit defines from one or
 // declares with a type, or a call of a method that one type of the session
-// declares (func(yield func(K, V) bool) or iter.Seq/Seq2 written out);
-// otherwise from the reflect type of the session's value (typer). Loops
+// declares (func(yield func(K, V) bool) or iter.Seq/Seq2 written out), a
+// call of slices.All/Values/Backward or maps.All/Keys/Values on a
+// variable declared with its type or a literal (x := []T{...},
+// make(map[K]V)); otherwise from the reflect type of the session's value
+// (typer). Loops
 // whose types cannot be written, whose body uses goto to a label outside
 // it, holds a defer (which would run at the end of each iteration) or
 // returns from a cell's top level are left as they are (yaegi then fails
 // with "nil type", and hint explains it).
 func (s *Session) rangeFuncs(ctx context.Context, root ast.Node) {
 	w := &rangeFuncWriter{s: s, ty: &typer{s: s, ctx: ctx, env: map[string]reflect.Type{}, declared: map[string]bool{}},
-		funcs: map[string]*ast.FuncType{}, lits: map[string]*ast.FuncType{}, locals: map[string]int{}, top: map[string]bool{}, typed: map[string]ast.Expr{}, methods: map[string]map[string]*ast.FuncType{}}
+		funcs: map[string]*ast.FuncType{}, lits: map[string]*ast.FuncType{}, locals: map[string]int{}, top: map[string]bool{}, typed: map[string]ast.Expr{}, methods: map[string]map[string]*ast.FuncType{}, pkgs: map[string]string{}}
 	w.collect(root)
 	w.node(root, nil)
 }
@@ -70,13 +74,14 @@ func (s *Session) rangeFuncs(ctx context.Context, root ast.Node) {
 type rangeFuncWriter struct {
 	s       *Session
 	ty      *typer
-	funcs   map[string]*ast.FuncType            // non-generic functions the unit declares
+	funcs   map[string]*ast.FuncType            // functions the unit declares
 	lits    map[string]*ast.FuncType            // names the unit defines once, from a function literal
 	locals  map[string]int                      // names the unit declares, with a count
 	top     map[string]bool                     // names the top-level defines of a cell declare (the typer follows their types)
-	typed   map[string]ast.Expr                 // names the unit declares with a type (parameters, var x T)
+	typed   map[string]ast.Expr                 // names the unit declares with a type (parameters, var x T, x := T{...})
 	methods map[string]map[string]*ast.FuncType // method name -> receiver type name -> signature, in the unit
 	iterPk  string                              // the local name of package iter, or ""
+	pkgs    map[string]string                   // the unit's imports: local name -> path
 }
 
 // rangeFuncCount numbers the rewritten loops, so that their variables are
@@ -103,12 +108,15 @@ func (w *rangeFuncWriter) collect(root ast.Node) {
 	ast.Inspect(root, func(x ast.Node) bool {
 		switch x := x.(type) {
 		case *ast.ImportSpec:
-			if p, _ := strconv.Unquote(x.Path.Value); p == "iter" {
-				w.iterPk = "iter"
-				if x.Name != nil {
-					w.iterPk = x.Name.Name
-				}
+			p, _ := strconv.Unquote(x.Path.Value)
+			name := path.Base(p)
+			if x.Name != nil {
+				name = x.Name.Name
 			}
+			if p == "iter" {
+				w.iterPk = name
+			}
+			w.pkgs[name] = p
 		case *ast.FuncDecl:
 			if x.Recv == nil {
 				w.funcs[x.Name.Name] = x.Type
@@ -145,6 +153,9 @@ func (w *rangeFuncWriter) collect(root ast.Node) {
 						if len(x.Lhs) == len(x.Rhs) {
 							if lit, ok := x.Rhs[i].(*ast.FuncLit); ok {
 								w.lits[id.Name] = lit.Type
+							}
+							if t := literalType(x.Rhs[i]); t != nil {
+								w.typed[id.Name] = t
 							}
 						}
 						w.locals[id.Name]++
@@ -310,6 +321,9 @@ func (w *rangeFuncWriter) elemTypes(x ast.Expr, pos token.Pos, fs *funcScope) (e
 	}
 	if ft := w.declType(x); ft != nil {
 		return seqParams(ft, w.iterPk)
+	}
+	if elems := w.sourceSeq(x, fs); elems != nil {
+		return elems, true
 	}
 	if !w.sessionTyped(x) {
 		return nil, false
@@ -902,4 +916,67 @@ func cloneValue(v reflect.Value) reflect.Value {
 		return c
 	}
 	return v
+}
+
+// literalType returns the type of e when its syntax says it: a composite
+// literal T{...}, make(T, ...), or nil.
+func literalType(e ast.Expr) ast.Expr {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.CompositeLit:
+		return e.Type
+	case *ast.CallExpr:
+		if id, ok := e.Fun.(*ast.Ident); ok && id.Name == "make" && id.Obj == nil && len(e.Args) > 0 {
+			return e.Args[0]
+		}
+	}
+	return nil
+}
+
+// sourceSeq returns the element types of the iterator x, a call of
+// slices.All, Values or Backward or of maps.All, Keys or Values, from the
+// declared type of its argument (a literal, a parameter, a variable the
+// unit declares with its type or a literal), or nil.
+func (w *rangeFuncWriter) sourceSeq(x ast.Expr, fs *funcScope) []ast.Expr {
+	c, ok := ast.Unparen(x).(*ast.CallExpr)
+	if !ok || len(c.Args) != 1 {
+		return nil
+	}
+	pkg, fn := w.ty.sourcePackage(c)
+	if sel, ok := c.Fun.(*ast.SelectorExpr); ok && pkg == "" {
+		if id, ok := sel.X.(*ast.Ident); ok && w.locals[id.Name] == 0 {
+			pkg, fn = w.pkgs[id.Name], sel.Sel.Name // imported by the unit
+		}
+	}
+	if pkg == "" {
+		return nil
+	}
+	var t ast.Expr
+	switch a := ast.Unparen(c.Args[0]).(type) {
+	case *ast.CompositeLit:
+		t = a.Type
+	case *ast.Ident:
+		if t = paramType(fs, a.Name); t == nil && w.locals[a.Name] == 1 {
+			t = w.typed[a.Name]
+		}
+	}
+	intType := &ast.Ident{NamePos: c.Pos(), Name: "int"}
+	switch t := t.(type) {
+	case *ast.ArrayType:
+		switch pkg + "." + fn {
+		case "slices.All", "slices.Backward":
+			return []ast.Expr{intType, t.Elt}
+		case "slices.Values":
+			return []ast.Expr{t.Elt}
+		}
+	case *ast.MapType:
+		switch pkg + "." + fn {
+		case "maps.All":
+			return []ast.Expr{t.Key, t.Value}
+		case "maps.Keys":
+			return []ast.Expr{t.Key}
+		case "maps.Values":
+			return []ast.Expr{t.Value}
+		}
+	}
+	return nil
 }

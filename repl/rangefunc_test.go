@@ -281,6 +281,32 @@ for p := range Filter[P](people, func(p P) bool { return p.Age < 25 }) {
 	fmt.Print(p.Name)
 }
 fmt.Println()`}, "0cy 1di ann30 bob20 30 20 bob\n"},
+		{"a program with locals, an aliased import", []string{`package main
+
+import (
+	"fmt"
+	"maps"
+	sl "slices"
+)
+
+func main() {
+	m := map[string]int{"b": 1, "a": 2}
+	for _, k := range sl.Sorted(maps.Keys(m)) {
+		fmt.Print(k)
+	}
+	n := 0
+	for _, v := range maps.All(m) {
+		n += v
+	}
+	xs := make([]string, 2)
+	for i := range sl.All(xs) {
+		n += i
+	}
+	for v := range sl.Values([]int{10, 20}) {
+		n += v
+	}
+	fmt.Println(n)
+}`}, "ab34\n"},
 		{"slices and maps iterators", []string{`import ("fmt"; "maps"; "slices")`, `xs := []string{"a", "b", "c"}
 for i, v := range slices.Backward(xs) {
 	fmt.Print(i, v, " ")

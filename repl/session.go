@@ -260,7 +260,7 @@ func (s *Session) init() error {
 	})
 	s.inp.Store(s.in)
 	for _, x := range s.opts.Symbols {
-		if err := s.in.Use(x); err != nil {
+		if err := s.in.Use(withoutGoSourceStubs(x)); err != nil {
 			return fmt.Errorf("repl: loading symbols: %w", err)
 		}
 	}
