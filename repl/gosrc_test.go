@@ -36,6 +36,11 @@ func TestGoSourcePackages(t *testing.T) {
 	if got := eval(t, s, `fmt.Sprint(Max(1, 2), slices.Max([]int{5, 3}), Max(4, 3))`); got != `"2 5 4"` {
 		t.Errorf("Max and slices.Max: %s", got)
 	}
+	// Errors and stacks name the functions as the user wrote them.
+	_, err = s.Eval(context.Background(), `slices.Max([]int{})`)
+	if err == nil || !strings.Contains(err.Error(), "slices.Max: empty list") || !strings.Contains(err.Error(), "slices.Max(") || strings.Contains(err.Error(), "_gnnrepl_") {
+		t.Errorf("slices.Max of nothing: %v", err)
+	}
 	// (`var seq iter.Seq[int] = slices.Values(...)` leaves seq nil in
 	// yaegi v0.16.1; an assignment works.)
 	if got := eval(t, s, "var seq iter.Seq[int]\nseq = slices.Values([]int{1, 2})\nfmt.Sprint(slices.Collect(seq))"); got != `"[1 2]"` {
