@@ -105,13 +105,20 @@ func (s *Session) needGoSources(f *ast.File) error {
 func (s *Session) installGoSources() error {
 	generics := goSourceGenerics()
 	for _, p := range goSourcePackages {
-		if _, err := s.in.Compile(p.src); err != nil {
+		// Each copy has a file name of its own: yaegi keys a file's
+		// imports by package name and file base name, and rejects a second
+		// import of a compiled package under the same key.
+		f, err := parser.ParseFile(s.in.FileSet(), "gnnrepl/"+p.path+"/public.go", p.src, parser.SkipObjectResolution)
+		if err != nil {
+			return fmt.Errorf("repl: compiling package %s: %w", p.path, err)
+		}
+		if _, err := s.in.CompileAST(f); err != nil {
 			return fmt.Errorf("repl: compiling package %s: %w", p.path, err)
 		}
 		if len(generics[p.path]) == 0 {
 			continue
 		}
-		f, err := parser.ParseFile(s.in.FileSet(), "gnnrepl/"+p.path+fileSuffix, p.src, parser.SkipObjectResolution)
+		f, err = parser.ParseFile(s.in.FileSet(), "gnnrepl/"+p.path+"/private.go", p.src, parser.SkipObjectResolution)
 		if err != nil {
 			return fmt.Errorf("repl: compiling package %s: %w", p.path, err)
 		}

@@ -47,3 +47,30 @@ func TestGoSourcePackages(t *testing.T) {
 		t.Errorf("iter.Seq: %s", got)
 	}
 }
+
+// BenchmarkSlicesSort sorts 10,000 ints in a session with slices.Sort
+// (compiled sort.Ints underneath) and slices.SortFunc (sort.Slice calling
+// the interpreted comparison).
+func BenchmarkSlicesSort(b *testing.B) {
+	s, err := New(Options{Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Stdin: strings.NewReader(""), Symbols: []interp.Exports{conformanceSymbols()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []string{`import ("math/rand"; "slices")`, "xs := make([]int, 10000)", "r := rand.New(rand.NewSource(1))", "for i := range xs { xs[i] = r.Intn(1000000) }"} {
+		if _, err := s.Eval(context.Background(), c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ name, src string }{
+		{"Sort", "ys := slices.Clone(xs); slices.Sort(ys)"},
+		{"SortFunc", "ys := slices.Clone(xs); slices.SortFunc(ys, func(a, b int) int { return a - b })"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Eval(context.Background(), c.src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -12,7 +12,8 @@
 // []E or map[K]V instead of a type parameter S ~[]E (so a function that
 // returns the slice returns []E, not the caller's named slice type), and
 // none uses range over a function or an integer, min, max or clear, or
-// imports a package. Iterators are plain functions of the types
+// imports a package but compiled ones (slices imports sort: yaegi's own
+// copies of these packages already import cmp in the same scopes). Iterators are plain functions of the types
 // func(yield func(V) bool) and func(yield func(K, V) bool), which
 // iter.Seq and iter.Seq2 are.
 //

@@ -1,9 +1,11 @@
 // Package slices is the gnnrepl session's implementation of the standard
 // library's package slices (Go 1.23 API), interpreted: its functions take
 // []E instead of a type parameter S ~[]E, so those that return a slice
-// return []E, not your named slice type; SortFunc is stable (the standard
-// library's pdqsort is for up to 12 elements, not beyond).
+// return []E, not your named slice type. The sorts are the compiled
+// package sort's where they can be.
 package slices
+
+import "sort"
 
 type gnnOrdered interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
@@ -296,22 +298,37 @@ func Repeat[E any](x []E, count int) []E {
 }
 
 // Sort sorts a slice of any ordered type in ascending order (NaNs first).
+// []int, []float64 and []string are sorted by the compiled package sort
+// (an interpreted comparison costs about a microsecond).
 func Sort[E gnnOrdered](x []E) {
-	gnnSort(x, func(a, b E) int { return gnnCompare(a, b) })
+	switch v := any(x).(type) {
+	case []int:
+		sort.Ints(v)
+	case []float64:
+		sort.Float64s(v) // NaNs first, as slices.Sort
+	case []string:
+		sort.Strings(v)
+	default:
+		gnnSortOrdered(x)
+	}
 }
 
-// SortFunc sorts the slice x in ascending order as determined by cmp.
-func SortFunc[E any](x []E, cmp func(a, b E) int) { gnnSort(x, cmp) }
+// SortFunc sorts the slice x in ascending order as determined by cmp. It
+// is sort.Slice, the same pattern-defeating quicksort as the standard
+// library's slices.SortFunc, so that equal elements end in the same order.
+func SortFunc[E any](x []E, cmp func(a, b E) int) {
+	sort.Slice(x, func(i, j int) bool { return cmp(x[i], x[j]) < 0 })
+}
 
 // SortStableFunc sorts the slice x while keeping the original order of
 // equal elements, using cmp to compare elements.
-func SortStableFunc[E any](x []E, cmp func(a, b E) int) { gnnSort(x, cmp) }
+func SortStableFunc[E any](x []E, cmp func(a, b E) int) {
+	sort.SliceStable(x, func(i, j int) bool { return cmp(x[i], x[j]) < 0 })
+}
 
-// gnnSort is a stable sort: insertion sort of runs of 12 elements (what
-// the standard library's pdqsort does for slices of up to 12 elements, so
-// that SortFunc orders equal elements as it does there), then bottom-up
-// merges.
-func gnnSort[E any](x []E, cmp func(a, b E) int) {
+// gnnSortOrdered sorts x in cmp.Compare's order (written inline): a
+// stable merge sort of insertion-sorted runs of 12.
+func gnnSortOrdered[E gnnOrdered](x []E) {
 	n := len(x)
 	const run = 12
 	for lo := 0; lo < n; lo += run {
@@ -320,7 +337,7 @@ func gnnSort[E any](x []E, cmp func(a, b E) int) {
 			hi = n
 		}
 		for i := lo + 1; i < hi; i++ {
-			for j := i; j > lo && cmp(x[j], x[j-1]) < 0; j-- {
+			for j := i; j > lo && (x[j] < x[j-1] || x[j] != x[j] && x[j-1] == x[j-1]); j-- {
 				x[j], x[j-1] = x[j-1], x[j]
 			}
 		}
@@ -341,11 +358,11 @@ func gnnSort[E any](x []E, cmp func(a, b E) int) {
 			}
 			i, j, k := lo, mid, lo
 			for i < mid && j < hi {
-				if cmp(src[j], src[i]) < 0 {
-					dst[k] = src[j]
+				if a, b := src[j], src[i]; a < b || a != a && b == b {
+					dst[k] = a
 					j++
 				} else {
-					dst[k] = src[i]
+					dst[k] = b
 					i++
 				}
 				k++

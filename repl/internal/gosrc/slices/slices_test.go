@@ -17,7 +17,7 @@ func TestAgainstStdlib(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	type pair struct{ k, i int }
 	for iter := 0; iter < 300; iter++ {
-		n := rng.Intn(60)
+		n := rng.Intn(300)
 		s := make([]int, n)
 		for i := range s {
 			s[i] = rng.Intn(20)
@@ -35,16 +35,27 @@ func TestAgainstStdlib(t *testing.T) {
 		byK := func(x, y pair) int { return cmp.Compare(x.k, y.k) }
 		pa, pb := std.Clone(ps), std.Clone(ps)
 		std.SortStableFunc(pa, byK)
-		slices.SortFunc(pb, byK)
+		slices.SortStableFunc(pb, byK)
 		if !std.Equal(pa, pb) {
-			t.Fatalf("SortFunc(%v) = %v, want the stable %v", ps, pb, pa)
+			t.Fatalf("SortStableFunc(%v) = %v, want %v", ps, pb, pa)
 		}
-		if n <= 12 { // where the standard library's pdqsort is an insertion sort
-			pc := std.Clone(ps)
-			std.SortFunc(pc, byK)
-			if !std.Equal(pc, pb) {
-				t.Fatalf("SortFunc(%v) = %v, standard library %v", ps, pb, pc)
-			}
+		// SortFunc (sort.Slice) leaves equal elements as the standard
+		// library's pdqsort does.
+		pc, pd := std.Clone(ps), std.Clone(ps)
+		std.SortFunc(pc, byK)
+		slices.SortFunc(pd, byK)
+		if !std.Equal(pc, pd) {
+			t.Fatalf("SortFunc(%v) = %v, standard library %v", ps, pd, pc)
+		}
+		i8 := make([]int8, n) // the interpreted merge sort (not []int)
+		for i := range i8 {
+			i8[i] = int8(s[i])
+		}
+		j8 := std.Clone(i8)
+		std.Sort(i8)
+		slices.Sort(j8)
+		if !std.Equal(i8, j8) {
+			t.Fatalf("Sort(%v) = %v, want %v", s, j8, i8)
 		}
 		target := rng.Intn(22) - 1
 		i1, f1 := std.BinarySearch(a, target)
