@@ -65,6 +65,16 @@ import (
 // returns from a cell's top level are left as they are (yaegi then fails
 // with "nil type", and hint explains it).
 func (s *Session) rangeFuncs(ctx context.Context, root ast.Node) {
+	ranges := false
+	ast.Inspect(root, func(x ast.Node) bool {
+		if _, ok := x.(*ast.RangeStmt); ok {
+			ranges = true
+		}
+		return !ranges
+	})
+	if !ranges {
+		return // most cells: no typing of their defines (the typer's probes run code)
+	}
 	w := &rangeFuncWriter{s: s, ty: &typer{s: s, ctx: ctx, env: map[string]reflect.Type{}, declared: map[string]bool{}},
 		funcs: map[string]*ast.FuncType{}, lits: map[string]*ast.FuncType{}, locals: map[string]int{}, top: map[string]bool{}, typed: map[string]ast.Expr{}, methods: map[string]map[string]*ast.FuncType{}, pkgs: map[string]string{}}
 	w.collect(root)
@@ -94,10 +104,22 @@ var rangeFuncCount atomic.Int64
 func (w *rangeFuncWriter) collect(root ast.Node) {
 	w.iterPk = w.s.importName("iter")
 	if b, ok := root.(*ast.BlockStmt); ok { // a cell's statements
+		ranged := map[string]bool{} // the names in range operands
+		ast.Inspect(root, func(x ast.Node) bool {
+			if r, ok := x.(*ast.RangeStmt); ok {
+				ast.Inspect(r.X, func(y ast.Node) bool {
+					if id, ok := y.(*ast.Ident); ok {
+						ranged[id.Name] = true
+					}
+					return true
+				})
+			}
+			return true
+		})
 		for _, st := range b.List {
 			if a, ok := st.(*ast.AssignStmt); ok && a.Tok == token.DEFINE && len(a.Lhs) == len(a.Rhs) {
 				for i, l := range a.Lhs {
-					if id, ok := l.(*ast.Ident); ok {
+					if id, ok := l.(*ast.Ident); ok && ranged[id.Name] {
 						w.ty.set(id, w.ty.typeOf(a.Rhs[i]))
 						w.top[id.Name] = true
 					}
