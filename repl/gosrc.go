@@ -532,28 +532,45 @@ var goSourceDocs = sync.OnceValues(func() (map[string]string, map[string][]strin
 	return docs, members
 })
 
-// addGoSourceTables adds the source packages' members and docs to the
-// session's completion and doc tables (their symbol tables are empty).
+// addGoSourceTables adds the source packages' members to the session's
+// completion tables (their symbol tables are empty); their docs are
+// doc's.
 func (s *Session) addGoSourceTables() {
-	docs, members := goSourceDocs()
+	_, members := goSourceDocs()
 	for _, p := range goSourcePackages {
 		s.memberTable[p.path] = members[p.path]
 		if _, ok := s.packages[p.path]; !ok {
 			s.packages[p.path] = p.path
 		}
 	}
-	if s.opts.Docs == nil {
-		s.opts.Docs = map[string]string{}
-	} else {
-		d := make(map[string]string, len(s.opts.Docs)+len(docs))
-		for k, v := range s.opts.Docs {
-			d[k] = v
-		}
-		s.opts.Docs = d
+}
+
+// doc returns the doc text of key ("pkg", "pkg.Name", "pkg.Type.Method")
+// from Options.Docs, or from the source packages' (when the session has
+// the standard library).
+func (s *Session) doc(key string) (string, bool) {
+	if d, ok := s.opts.Docs[key]; ok {
+		return d, true
 	}
-	for k, v := range docs {
-		if _, ok := s.opts.Docs[k]; !ok {
-			s.opts.Docs[k] = v
+	if s.hasStdlib() {
+		docs, _ := goSourceDocs()
+		d, ok := docs[key]
+		return d, ok
+	}
+	return "", false
+}
+
+// allDocs returns the keys doc knows, as a set.
+func (s *Session) allDocs() map[string]bool {
+	all := make(map[string]bool, len(s.opts.Docs))
+	for k := range s.opts.Docs {
+		all[k] = true
+	}
+	if s.hasStdlib() {
+		docs, _ := goSourceDocs()
+		for k := range docs {
+			all[k] = true
 		}
 	}
+	return all
 }
