@@ -59,11 +59,10 @@ import (
 // call of slices.All/Values/Backward or maps.All/Keys/Values on a
 // variable declared with its type or a literal (x := []T{...},
 // make(map[K]V)); otherwise from the reflect type of the session's value
-// (typer). Loops
-// whose types cannot be written, whose body uses goto to a label outside
-// it, holds a defer (which would run at the end of each iteration) or
-// returns from a cell's top level are left as they are (yaegi then fails
-// with "nil type", and hint explains it).
+// (typer). Loops whose types cannot be written, whose body uses goto to a
+// label outside it, holds a defer (which would run at the end of each
+// iteration) or returns from a cell's top level are left as they are
+// (yaegi then fails with "nil type", and hint explains it).
 func (s *Session) rangeFuncs(ctx context.Context, root ast.Node) {
 	ranges := false
 	ast.Inspect(root, func(x ast.Node) bool {
