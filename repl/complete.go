@@ -737,7 +737,7 @@ func (s *Session) Doc(name string) (string, bool) {
 // (as go doc does after the package comment), or "".
 func (s *Session) packageMembers(pkg string) string {
 	var names []string
-	for k := range s.opts.Docs {
+	for k := range s.allDocs() {
 		if rest, ok := strings.CutPrefix(k, pkg+"."); ok && !strings.Contains(rest, ".") {
 			names = append(names, rest)
 		}
@@ -764,13 +764,13 @@ func (s *Session) describe(parts []string) (string, bool) {
 	if p := s.pkgPath(parts[0]); p != "" {
 		pkg := s.pkgName(p)
 		if len(parts) == 1 {
-			if d, ok := s.opts.Docs[pkg]; ok {
+			if d, ok := s.doc(pkg); ok {
 				return d + s.packageMembers(pkg), true
 			}
 			return fmt.Sprintf("package %s // import %q", pkg, p), true
 		}
 		key := pkg + "." + strings.Join(parts[1:], ".")
-		if d, ok := s.opts.Docs[key]; ok {
+		if d, ok := s.doc(key); ok {
 			return d, true
 		}
 		if len(parts) == 2 {
@@ -781,7 +781,7 @@ func (s *Session) describe(parts []string) (string, bool) {
 			if t, ok := s.namedType(parts[0] + "." + parts[1]); ok && t.Kind() == reflect.Struct {
 				if f, ok := t.FieldByName(parts[2]); ok && f.IsExported() {
 					d := fmt.Sprintf("field %s %s of %s.%s", f.Name, f.Type, pkg, parts[1])
-					if td, ok := s.opts.Docs[pkg+"."+parts[1]]; ok {
+					if td, ok := s.doc(pkg + "." + parts[1]); ok {
 						d += "\n\n" + td
 					}
 					return d, true
@@ -846,7 +846,7 @@ func (s *Session) typeDoc(t reflect.Type, method string) (string, bool) {
 	if method != "" {
 		key += "." + method
 	}
-	d, ok := s.opts.Docs[key]
+	d, ok := s.doc(key)
 	return d, ok
 }
 

@@ -28,6 +28,15 @@ import (
 //     "nil type" (https://github.com/traefik/yaegi/pull/1644, never
 //     merged). rangeInts rewrites it into a three-clause loop when the
 //     session can tell that n is an integer.
+//   - Range over a function (Go 1.23) fails in the same way; rangeFuncs
+//     (rangefunc.go) rewrites it into a call of the function with a yield
+//     function literal when the session can tell the function's type.
+//   - The generic packages slices, maps, cmp and iter cannot be called
+//     from compiled code (https://github.com/traefik/yaegi/issues/1704);
+//     the session compiles Go sources of them (gosrc.go), has the cells
+//     call them under private names (privateGenerics) and gives untyped
+//     constant arguments of cmp's functions their default type
+//     (typeUntypedArgs).
 //   - min, max (https://github.com/traefik/yaegi/issues/1674) and clear (Go
 //     1.21) are undefined. The session declares generic min and max
 //     functions and a compiled clear, and calls them instead.
@@ -96,6 +105,8 @@ func (s *Session) builtinShadowed(n ast.Node, name string) bool {
 // makes to learn the types of session variables.
 func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
 	s.expandConstGroups(n)
+	s.rangeFuncs(ctx, n)
+	s.typeUntypedArgs(n)
 	s.rewriteMethodExprs(n)
 	s.rangeInts(ctx, n)
 	perIteration(n)
@@ -105,6 +116,7 @@ func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
 	s.rewriteBuiltins(n)
 	s.recoverCalls(n)
 	s.errorCases(n)
+	s.privateGenerics(n)
 }
 
 // rewriteBuiltins replaces the calls of min, max, clear, print and println
@@ -617,7 +629,7 @@ var intTypes = map[string]bool{"int": true, "int8": true, "int16": true, "int32"
 //
 //	for i := range n { body }  =>  { _gnnrepl_nK := n; for _gnnrepl_kK := _gnnrepl_nK - _gnnrepl_nK; _gnnrepl_kK < _gnnrepl_nK; _gnnrepl_kK++ { i := _gnnrepl_kK; body } }
 //
-// Range over a function (Go 1.23) is not rewritten.
+// Range over a function (Go 1.23) is rangeFuncs'.
 func (s *Session) rangeInts(ctx context.Context, root ast.Node) {
 	ints := map[string]bool{}    // names declared with an integer type in the unit
 	notInts := map[string]bool{} // names declared otherwise

@@ -14,24 +14,37 @@ var (
 // cloneNode returns a deep copy of the syntax tree n (positions kept; the
 // parser's deprecated Obj and Scope links are shared, not copied), for a
 // rewrite that writes an expression or a type twice.
-func cloneNode(n ast.Node) ast.Node {
-	if n == nil {
-		return nil
-	}
-	return cloneValue(reflect.ValueOf(n)).Interface().(ast.Node)
+func cloneNode[T ast.Node](n T) T {
+	return cloneValue(reflect.ValueOf(n), true).Interface().(T)
 }
 
-func cloneValue(v reflect.Value) reflect.Value {
+// detachNode is cloneNode without the Obj and Scope links (nil in the
+// copy), for a tree the session keeps past its cell: a kept link would
+// keep the whole cell's syntax alive.
+func detachNode[T ast.Node](n T) T {
+	return cloneValue(reflect.ValueOf(n), false).Interface().(T)
+}
+
+func cloneValue(v reflect.Value, keepObjects bool) reflect.Value {
 	switch v.Kind() {
 	case reflect.Pointer:
-		if v.IsNil() || v.Type() == astObjectType || v.Type() == astScopeType || v.Elem().Kind() != reflect.Struct {
+		if v.IsNil() || v.Elem().Kind() != reflect.Struct {
 			return v
 		}
+		if v.Type() == astObjectType || v.Type() == astScopeType {
+			if keepObjects {
+				return v
+			}
+			return reflect.Zero(v.Type())
+		}
 		c := reflect.New(v.Elem().Type())
-		c.Elem().Set(v.Elem())
-		for i := 0; i < c.Elem().NumField(); i++ {
-			if f := c.Elem().Field(i); f.CanSet() {
-				f.Set(cloneValue(f))
+		c.Elem().Set(cloneValue(v.Elem(), keepObjects))
+		return c
+	case reflect.Struct:
+		c := reflect.New(v.Type()).Elem()
+		for i := 0; i < v.NumField(); i++ {
+			if c.Field(i).CanSet() {
+				c.Field(i).Set(cloneValue(v.Field(i), keepObjects))
 			}
 		}
 		return c
@@ -40,7 +53,7 @@ func cloneValue(v reflect.Value) reflect.Value {
 			return v
 		}
 		c := reflect.New(v.Type()).Elem()
-		c.Set(cloneValue(v.Elem()))
+		c.Set(cloneValue(v.Elem(), keepObjects))
 		return c
 	case reflect.Slice:
 		if v.IsNil() {
@@ -48,7 +61,7 @@ func cloneValue(v reflect.Value) reflect.Value {
 		}
 		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
 		for i := 0; i < v.Len(); i++ {
-			c.Index(i).Set(cloneValue(v.Index(i)))
+			c.Index(i).Set(cloneValue(v.Index(i), keepObjects))
 		}
 		return c
 	}

@@ -46,9 +46,9 @@ func (s *Session) expandConstGroups(root ast.Node) {
 			for k, name := range vs.Names {
 				var t ast.Expr
 				if typ != nil {
-					t = cloneNode(typ).(ast.Expr)
+					t = cloneNode(typ)
 				}
-				v := substIota(cloneNode(values[k]).(ast.Expr), i)
+				v := substIota(cloneNode(values[k]), i)
 				nv := &ast.ValueSpec{Names: []*ast.Ident{name}, Type: t, Values: []ast.Expr{v}}
 				if k == 0 {
 					nv.Doc = vs.Doc

@@ -91,7 +91,7 @@ func (s *Session) bindDeferredLits(root ast.Node) {
 			name := "_gnnrepl_df" + strconv.Itoa(n)
 			mk := &ast.CallExpr{Lparen: pos, Rparen: pos, Fun: &ast.FuncLit{
 				Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos},
-					Results: &ast.FieldList{List: []*ast.Field{{Type: cloneNode(lit.Type).(ast.Expr)}}}},
+					Results: &ast.FieldList{List: []*ast.Field{{Type: cloneNode(lit.Type)}}}},
 				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{lit}}}},
 			}}
 			bind := &ast.AssignStmt{Lhs: []ast.Expr{&ast.Ident{NamePos: pos, Name: name}}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{mk}}

@@ -116,13 +116,17 @@ type Session struct {
 	pending *PanicError                        // a goroutine's panic that came while no cell ran, reported by the next
 	inp     atomic.Pointer[interp.Interpreter] // s.in, for Interrupt (which does not take mu)
 
-	nmu         sync.Mutex        // guards the tables below
-	names       map[string]string // session-declared name -> "var", "const", "func", "type"
-	imports     map[string]string // local package name -> import path
-	decls       map[string]string // "type T", "method T.M" -> declaration text (redecl.go)
-	packages    map[string]string // package name -> import path, for every symbol table (unambiguous names)
+	nmu         sync.Mutex                          // guards the tables below
+	names       map[string]string                   // session-declared name -> "var", "const", "func", "type"
+	imports     map[string]string                   // local package name -> import path
+	decls       map[string]string                   // "type T", "method T.M" -> declaration text (redecl.go)
+	funcTypes   map[string]*ast.FuncType            // the signatures of the session's functions (rangefunc.go)
+	methodTypes map[string]map[string]*ast.FuncType // method name -> receiver type name -> signature
+	packages    map[string]string                   // package name -> import path, for every symbol table (unambiguous names)
 	memberTable map[string][]string
 	notices     string // what the prelude wrote on stderr (PreludeNotices)
+
+	goSources bool // the source packages (gosrc.go) are compiled into in (set and read under mu)
 }
 
 // Result is what an evaluation shows.
@@ -154,6 +158,9 @@ func New(opts Options) (*Session, error) {
 	s := &Session{opts: opts, trace: &traceWriter{w: opts.Stderr}}
 	s.out = display.NewOutput(opts.Display, opts.Stdout, opts.Stderr)
 	s.packages, s.memberTable = packageTables(opts.Symbols)
+	if s.hasStdlib() {
+		s.addGoSourceTables()
+	}
 	if err := s.init(); err != nil {
 		return nil, err
 	}
@@ -276,10 +283,11 @@ func (s *Session) init() error {
 	})
 	s.inp.Store(s.in)
 	for _, x := range s.opts.Symbols {
-		if err := s.in.Use(x); err != nil {
+		if err := s.in.Use(withoutGoSourceStubs(x)); err != nil {
 			return fmt.Errorf("repl: loading symbols: %w", err)
 		}
 	}
+	s.goSources = false // compiled at the first import of one (needGoSources)
 	// The display package, when loaded, shows in this session's Output.
 	if bound := builtins.DisplaySymbols(s.out); s.hasSymbols(bound) {
 		if err := s.in.Use(bound); err != nil {
@@ -302,6 +310,8 @@ func (s *Session) init() error {
 	s.names = map[string]string{}
 	s.imports = map[string]string{}
 	s.decls = map[string]string{}
+	s.funcTypes = map[string]*ast.FuncType{}
+	s.methodTypes = map[string]map[string]*ast.FuncType{}
 	s.nmu.Unlock()
 	if _, err := s.eval(context.Background(), "runtime", "import "+rtName+" "+strconv.Quote(rtPath)); err != nil {
 		return fmt.Errorf("repl: %w", err)
@@ -479,6 +489,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if err != nil {
 			return Result{}, compileError(err)
 		}
+		if err := s.needGoSources(f); err != nil {
+			return Result{}, err
+		}
 		s.dropKnownImports(f)
 		if _, err := s.dropRedeclarations(f); err != nil {
 			return Result{}, err
@@ -505,6 +518,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		f, err := parser.ParseFile(fset, name, declPrefix+lineDirective(line, col)+text, parser.DeclarationErrors)
 		if err != nil {
 			return Result{}, compileError(err)
+		}
+		if err := s.needGoSources(f); err != nil {
+			return Result{}, err
 		}
 		if s.dropKnownImports(f) {
 			return Result{}, nil
@@ -863,8 +879,9 @@ func (s *Session) compile(n ast.Node, src string) (prog *interp.Program, err err
 func hint(r any, src string) string {
 	msg := fmt.Sprint(r)
 	if strings.Contains(msg, "nil type") && strings.Contains(src, "range") {
-		return "yaegi v0.16.1 cannot range over a function (Go 1.23; call it with a yield function instead), nor over an integer " +
-			"whose type the session cannot tell (write `for i := 0; i < n; i++`)"
+		return "yaegi v0.16.1 cannot range over a function (Go 1.23) nor over an integer whose type the session cannot tell, " +
+			"such as a local variable's namesake or an iterator over a struct type of yours (call the iterator with a yield function, " +
+			"`seq(func(v T) bool { ...; return true })`, or write `for i := 0; i < n; i++`)"
 	}
 	if strings.HasPrefix(msg, "reflect.Value.Convert: value of type") || strings.HasPrefix(msg, "reflect: Call with too") {
 		return "yaegi v0.16.1 does not check the arguments of a call to a compiled function or method when it compiles the cell " +
@@ -1138,11 +1155,27 @@ func (s *Session) record(f *ast.File) {
 		case *ast.FuncDecl:
 			if d.Recv == nil {
 				s.names[d.Name.Name] = "func"
+				s.funcTypes[d.Name.Name] = detachNode(d.Type)
+			} else if len(d.Recv.List) == 1 {
+				s.recordMethod(d)
 			}
 		case *ast.GenDecl:
 			s.recordGen(d)
 		}
 	}
+}
+
+// recordMethod notes the signature of the method d of a non-generic
+// receiver type.
+func (s *Session) recordMethod(d *ast.FuncDecl) {
+	recv := recvTypeName(d.Recv.List[0].Type)
+	if recv == "" {
+		return
+	}
+	if s.methodTypes[d.Name.Name] == nil {
+		s.methodTypes[d.Name.Name] = map[string]*ast.FuncType{}
+	}
+	s.methodTypes[d.Name.Name][recv] = detachNode(d.Type)
 }
 
 // recordStmts notes the names top-level statements declared.
