@@ -74,3 +74,24 @@ func BenchmarkSlicesSort(b *testing.B) {
 		})
 	}
 }
+
+// A define after importing a source package, in a session whose prelude
+// declared variables, gets a slot of its own (yaegi gave it a prelude
+// variable's: "reflect.Set: value of type int is not assignable").
+func TestGoSourcePackagesAfterPrelude(t *testing.T) {
+	out := &syncBuffer{}
+	s, err := New(Options{Stdout: out, Stderr: &syncBuffer{}, Stdin: strings.NewReader(""), Symbols: []interp.Exports{conformanceSymbols()},
+		Prelude: "import \"fmt\"\nload := func(name string) string { return name }\nds := load(\"cora\")\nn := 3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{`import "slices"`, "q := 1", "xs := []int{3, 1, 2}", "slices.Sort(xs)", `import "maps"`,
+		`m := map[string]int{"b": 1, "a": 2}`, "fmt.Println(q, xs, slices.Sorted(maps.Keys(m)), ds, n)"} {
+		if _, err := s.Eval(context.Background(), c); err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+	}
+	if got, want := out.String(), "1 [1 2 3] [a b] cora 3\n"; got != want {
+		t.Errorf("output %q, want %q", got, want)
+	}
+}

@@ -887,7 +887,6 @@ func recvTypeName(t ast.Expr) string {
 	return ""
 }
 
-
 // literalType returns the type of e when its syntax says it: a composite
 // literal T{...}, make(T, ...), or nil.
 func literalType(e ast.Expr) ast.Expr {

@@ -288,6 +288,16 @@ func (s *Session) init() error {
 		}
 	}
 	s.goSources = false // compiled at the first import of one (needGoSources)
+	// yaegi v0.16.1 compiling a package's source after main's globals
+	// exist (the prelude's) gives later defines of main the prelude's
+	// slots ("reflect.Set: value of type int is not assignable to ..."):
+	// a session with a prelude compiles the source packages first.
+	if strings.TrimSpace(s.opts.Prelude) != "" && s.hasStdlib() {
+		s.goSources = true
+		if err := s.installGoSources(); err != nil {
+			return err
+		}
+	}
 	// The display package, when loaded, shows in this session's Output.
 	if bound := builtins.DisplaySymbols(s.out); s.hasSymbols(bound) {
 		if err := s.in.Use(bound); err != nil {
