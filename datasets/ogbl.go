@@ -172,17 +172,9 @@ func LoadOGBLinkPropWith(dir string, opts OGBOptions) (*LinkDataset, error) {
 		if x.edge {
 			rows = e
 		}
-		mx, err := readOGBMatrix(x.path, rows, -1, false)
+		t, err := readOGBExtra(x.path, rows)
 		if err != nil {
 			return nil, err
-		}
-		t := float32Tensor(mx)
-		if mx.cols == 1 && mx.integral {
-			vals := make([]int64, len(mx.floats))
-			for i, v := range mx.floats {
-				vals[i] = int64(v)
-			}
-			t = tensor.FromInt64(vals)
 		}
 		if x.edge {
 			if opts.AddInverseEdge {
