@@ -569,6 +569,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 	if err := s.checkArity(ctx, body); err != nil {
 		return Result{}, err
 	}
+	if err := loopDeferError(fset, body); err != nil {
+		return Result{}, err
+	}
 	s.goSemantics(ctx, body)
 	s.guardGoStmts(body)
 	splitTupleAssigns(body)
