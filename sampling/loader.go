@@ -57,6 +57,14 @@ type LoaderOptions struct {
 	// PrefetchNodeFeats are. Every store must have g.NumNodes() rows, and a
 	// name may not also be in PrefetchNodeFeats.
 	NodeFeatStores map[string]featstore.Store
+	// HeteroNodeFeatStores is NodeFeatStores for NewHeteroDataLoader: for
+	// each name, the stores of the node types that have one
+	// (featstore.NewPerType, NewHotCachePerType, PropagatePerType); the
+	// input nodes' rows of each such type go into blocks[0].SrcData(ntype,
+	// name), dequantised to (N_in(ntype), F) float32 (or
+	// StoreGatherDType). A name may not also be in PrefetchNodeFeats. The
+	// homogeneous loaders reject it (use NodeFeatStores).
+	HeteroNodeFeatStores map[string]*featstore.PerType
 	// StoreGatherDType is the dtype NodeFeatStores' rows are gathered in:
 	// tensor.Float32 (the zero value), or tensor.Float16 / tensor.BFloat16,
 	// in which case each (N_in, F) input feature tensor is built in that
@@ -411,6 +419,9 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 			return nil, err
 		}
 		s.nodeFeats = append(s.nodeFeats, g.NData(n).Detach())
+	}
+	if len(opts.HeteroNodeFeatStores) > 0 {
+		return nil, fmt.Errorf("%s: HeteroNodeFeatStores is for heterographs (NewHeteroDataLoader); use NodeFeatStores: %w", name, ErrArgument)
 	}
 	for n := range opts.NodeFeatStores {
 		s.storeNames = append(s.storeNames, n)
