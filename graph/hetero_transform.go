@@ -69,6 +69,15 @@ func (g *Graph) Metagraph() *Graph {
 // not its canonical edge type's Src and Dst is an error, as are type ids
 // outside ntypes or etypes, repeated names, a missing NType or EType
 // data, an etype naming a node type not in ntypes, and a heterogeneous g.
+//
+// Unlike DGL, which keeps the order of ntypes, the result lists its node
+// types and relations sorted (as NewHetero): ToHomogeneous of it gives g
+// back exactly (edges, NType and EType ids) when g's nodes are grouped by
+// type in sorted ntypes order and its edges by relation in sorted order,
+// as ToHomogeneous makes them; otherwise ids are renumbered, and NID and
+// EID map them back to g. Type ids are always indices into the ntypes and
+// etypes given here; every relation in etypes is created, with no edges
+// when no edge has its id.
 func ToHeterogeneous(g *Graph, ntypes []string, etypes []CanonicalEType) (*Graph, error) {
 	const op = "ToHeterogeneous"
 	if g == nil {
@@ -183,9 +192,9 @@ type AddReverseOptions struct {
 	// "rev_" when empty (DGL's naming).
 	Prefix string
 	// CopyEData gives every reverse edge its edge's data (DGL copy_edata).
-	// Without it the new relations have no edge data, and a relation
-	// within one node type that gets its reverses appended loses its edge
-	// data (its new rows would have none).
+	// Without it, as DGL's AddReverse, a new relation (V, Prefix+e, U) has
+	// no edge data and the reverses appended to a relation within one node
+	// type get zero rows of its data (float zeros, int64 0, bool false).
 	CopyEData bool
 	// SymNewEType puts the reverses of a relation within one node type,
 	// (U, e, U), in a new relation (U, Prefix+e, U) too (DGL
@@ -216,7 +225,11 @@ func (o AddReverseOptions) reverseOf(ce CanonicalEType) (CanonicalEType, bool) {
 // within one node type, the E reversed edges are appended to it (edge
 // E+i is the reverse of edge i, self-loops included: see ReverseEdgeIDs),
 // or form a new relation with SymNewEType. Node data is shared with g;
-// edge data as AddReverseOptions.CopyEData says. ReverseETypes gives the
+// edge data as AddReverseOptions.CopyEData says (g's relations keep theirs;
+// without CopyEData appended reverses get zero rows, DGL's AddReverse; for
+// dgl.add_reverse_edges' copy_edata=False, which drops all edge data, make
+// the graph without it). Node types and relations come out in sorted order
+// (as NewHetero), which may put a new relation before g's. ReverseETypes gives the
 // map DGL's exclude="reverse_types" takes. It returns an error when a
 // new relation's name is already one of g's canonical edge types.
 func (g *Graph) AddReverseEdges(o AddReverseOptions) (*Graph, error) {
@@ -253,15 +266,21 @@ func (g *Graph) AddReverseEdges(o AddReverseOptions) (*Graph, error) {
 	for _, r := range g.rels {
 		rc, appended := o.reverseOf(r.ce)
 		if appended {
-			if o.CopyEData {
-				n := len(r.src)
-				idx := make([]int64, 2*n)
-				for i := range n {
-					idx[i], idx[n+i] = int64(i), int64(i)
-				}
-				it := tensor.FromInt64(idx)
-				for k, t := range r.edata {
+			n := len(r.src)
+			idx := make([]int64, 2*n)
+			for i := range n {
+				idx[i], idx[n+i] = int64(i), int64(i)
+			}
+			it := tensor.FromInt64(idx)
+			for k, t := range r.edata {
+				if o.CopyEData {
 					h.relByCE(rc).edata[k] = tensor.IndexSelect(t.Detach(), it)
+				} else {
+					z, err := zeroRowsAfter(t.Detach())
+					if err != nil {
+						return nil, fmt.Errorf("graph.%s: edge data %q of %v: %w", op, k, r.ce, err)
+					}
+					h.relByCE(rc).edata[k] = z
 				}
 			}
 			continue
@@ -274,6 +293,28 @@ func (g *Graph) AddReverseEdges(o AddReverseOptions) (*Graph, error) {
 		}
 	}
 	return h, nil
+}
+
+// zeroRowsAfter returns t (N, ...) followed by N zero rows: (2N, ...) of
+// t's dtype on t's device (an error only when copying to the device fails).
+func zeroRowsAfter(t *tensor.Tensor) (*tensor.Tensor, error) {
+	if t.DType().IsFloatingPoint() {
+		return tensor.Concat([]*tensor.Tensor{t, tensor.ZerosOn(t.Device(), t.DType(), t.Shape()...)}, 0), nil
+	}
+	dev := t.Device()
+	c := t.ToCPU()
+	shape := c.Shape()
+	shape[0] *= 2
+	out := tensor.New(c.DType(), shape...)
+	switch c.DType() {
+	case tensor.Int64:
+		copy(out.Int64s(), c.Int64s())
+	case tensor.Bool:
+		copy(out.Bools(), c.Bools())
+	case tensor.Int8:
+		copy(out.Int8s(), c.Int8s())
+	}
+	return out.To(dev)
 }
 
 // ReverseETypes returns, for the graph AddReverseEdges(o) makes from g,
