@@ -80,18 +80,9 @@ func (g *Graph) Metagraph() *Graph {
 // when no edge has its id.
 func ToHeterogeneous(g *Graph, ntypes []string, etypes []CanonicalEType) (*Graph, error) {
 	const op = "ToHeterogeneous"
-	if g == nil {
-		return nil, errorf(engerr.ErrArgument, op, "g is nil")
-	}
-	if !g.IsHomogeneous() {
-		return nil, errorf(ErrHetero, op, "g has %d node types and %d edge types; want a homogeneous graph with type ids (ToHomogeneous)", len(g.ntypes), len(g.rels))
-	}
-	ntIndex := map[string]int{}
-	for i, nt := range ntypes {
-		if _, dup := ntIndex[nt]; dup {
-			return nil, errorf(engerr.ErrArgument, op, "node type %q appears twice in ntypes", nt)
-		}
-		ntIndex[nt] = i
+	ntIndex, err := checkNTypes(op, g, ntypes)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[CanonicalEType]bool{}
 	for _, ce := range etypes {
@@ -105,15 +96,81 @@ func ToHeterogeneous(g *Graph, ntypes []string, etypes []CanonicalEType) (*Graph
 			}
 		}
 	}
-	typeIDs := func(what string, m dataMap, n, k int) ([]int64, error) {
-		t, ok := m[NType]
+	nt, et, err := typeIDs(op, g, len(ntypes), len(etypes))
+	if err != nil {
+		return nil, err
+	}
+	return toHetero(op, g, ntypes, etypes, nt, et)
+}
+
+// ToHeterogeneousNamed is ToHeterogeneous with edge type names, as
+// dgl.to_heterogeneous(G, ntypes, etypes) takes them: edge data EType holds
+// every edge's index into etypes, and the canonical edge types are those
+// the edges have, (ntypes[NType of src], etypes[EType], ntypes[NType of
+// dst]); one edge type id used between several pairs of node types is split
+// into one relation per pair (as DGL does), and an etype no edge has makes
+// no relation. A name may repeat, as in a heterograph's ETypes (so
+// ToHeterogeneousNamed(h, g.NTypes(), g.ETypes()) inverts h =
+// g.ToHomogeneous); ids with one name between one pair of node types form
+// one relation. Errors as ToHeterogeneous (repeated node type names, type
+// ids out of range, missing type data, a heterogeneous g).
+func ToHeterogeneousNamed(g *Graph, ntypes, etypes []string) (*Graph, error) {
+	const op = "ToHeterogeneousNamed"
+	if _, err := checkNTypes(op, g, ntypes); err != nil {
+		return nil, err
+	}
+	nt, et, err := typeIDs(op, g, len(ntypes), len(etypes))
+	if err != nil {
+		return nil, err
+	}
+	r := g.rels[0]
+	index := map[CanonicalEType]int64{}
+	var ces []CanonicalEType
+	ids := make([]int64, len(et))
+	for e, k := range et {
+		ce := CanonicalEType{ntypes[nt[r.src[e]]], etypes[k], ntypes[nt[r.dst[e]]]}
+		i, ok := index[ce]
 		if !ok {
-			return nil, errorf(engerr.ErrArgument, op, "g has no %s data %q with the type ids (have %v)", what, NType, m.names())
+			i = int64(len(ces))
+			index[ce] = i
+			ces = append(ces, ce)
+		}
+		ids[e] = i
+	}
+	return toHetero(op, g, ntypes, ces, nt, ids)
+}
+
+// checkNTypes checks ToHeterogeneous's g and ntypes, returning each node
+// type's index.
+func checkNTypes(op string, g *Graph, ntypes []string) (map[string]int, error) {
+	if g == nil {
+		return nil, errorf(engerr.ErrArgument, op, "g is nil")
+	}
+	if !g.IsHomogeneous() {
+		return nil, errorf(ErrHetero, op, "g has %d node types and %d edge types; want a homogeneous graph with type ids (ToHomogeneous)", len(g.ntypes), len(g.rels))
+	}
+	ntIndex := map[string]int{}
+	for i, nt := range ntypes {
+		if _, dup := ntIndex[nt]; dup {
+			return nil, errorf(engerr.ErrArgument, op, "node type %q appears twice in ntypes", nt)
+		}
+		ntIndex[nt] = i
+	}
+	return ntIndex, nil
+}
+
+// typeIDs returns a homogeneous g's node data NType and edge data EType,
+// checked to be int64 ids in [0, numNTypes) and [0, numETypes).
+func typeIDs(op string, g *Graph, numNTypes, numETypes int) (nt, et []int64, err error) {
+	get := func(what, name string, m dataMap, n, k int) ([]int64, error) {
+		t, ok := m[name]
+		if !ok {
+			return nil, errorf(engerr.ErrArgument, op, "g has no %s data %q with the type ids (have %v)", what, name, m.names())
 		}
 		if t.DType() != tensor.Int64 || t.Dim() != 1 {
-			return nil, errorf(engerr.ErrDType, op, "%s data %q must be (%d) int64 type ids, got %s%v", what, NType, n, t.DType(), t.Shape())
+			return nil, errorf(engerr.ErrDType, op, "%s data %q must be (%d) int64 type ids, got %s%v", what, name, n, t.DType(), t.Shape())
 		}
-		ids := t.Int64s()
+		ids := t.ToCPU().Int64s()
 		for i, id := range ids {
 			if id < 0 || id >= int64(k) {
 				return nil, errorf(engerr.ErrIndex, op, "%s %d has type id %d, outside [0, %d)", what, i, id, k)
@@ -121,15 +178,20 @@ func ToHeterogeneous(g *Graph, ntypes []string, etypes []CanonicalEType) (*Graph
 		}
 		return ids, nil
 	}
+	if nt, err = get("node", NType, g.ndata[0], g.numNodes[0], numNTypes); err != nil {
+		return nil, nil, err
+	}
 	r := g.rels[0]
-	nt, err := typeIDs("node", g.ndata[0], g.numNodes[0], len(ntypes))
-	if err != nil {
-		return nil, err
+	if et, err = get("edge", EType, r.edata, len(r.src), numETypes); err != nil {
+		return nil, nil, err
 	}
-	et, err := typeIDs("edge", r.edata, len(r.src), len(etypes))
-	if err != nil {
-		return nil, err
-	}
+	return nt, et, nil
+}
+
+// toHetero builds ToHeterogeneous's result from checked type ids: nt[v]
+// indexes ntypes, et[e] etypes.
+func toHetero(op string, g *Graph, ntypes []string, etypes []CanonicalEType, nt, et []int64) (*Graph, error) {
+	r := g.rels[0]
 	// Node ids within their type, and the homogeneous ids of every type.
 	local := make([]int64, len(nt))
 	nodesOf := make([][]int64, len(ntypes))

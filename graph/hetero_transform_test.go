@@ -345,3 +345,64 @@ func TestEdgeSubgraphHomogeneous(t *testing.T) {
 		t.Errorf("negative id: %v", err)
 	}
 }
+
+// TestToHeterogeneousNamed: dgl.to_heterogeneous with edge type names
+// infers the canonical edge types from the endpoints' node types, splitting
+// one edge type id used between two pairs of node types, and inverts
+// ToHomogeneous given ETypes (names repeated across relations).
+func TestToHeterogeneousNamed(t *testing.T) {
+	g := heteroFixture(t)
+	h, err := g.ToHomogeneous(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ToHeterogeneousNamed(h, g.NTypes(), g.ETypes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.CanonicalETypes(), g.CanonicalETypes()) {
+		t.Fatalf("canonical etypes %v, want %v", back.CanonicalETypes(), g.CanonicalETypes())
+	}
+	for _, ce := range g.CanonicalETypes() {
+		if got, want := edgePairs(back, ce.Key()), edgePairs(g, ce.Key()); !slices.Equal(got, want) {
+			t.Errorf("%v: %v, want %v", ce, got, want)
+		}
+	}
+	// Edge type 0 ("r") joins a->b (edges 0, 2) and b->b (edge 1); id 1 is unused.
+	x, _ := New(3, []int64{0, 1, 0}, []int64{1, 2, 2})
+	_ = x.SetNData(NType, tensor.FromInt64([]int64{0, 1, 1}))
+	_ = x.SetEData(EType, tensor.FromInt64([]int64{0, 0, 0}))
+	_ = x.SetEData("w", tensor.FromFloat32([]float32{1, 2, 3}, 3))
+	s, err := ToHeterogeneousNamed(x, []string{"a", "b"}, []string{"r", "unused"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []CanonicalEType{{"a", "r", "b"}, {"b", "r", "b"}}
+	if !slices.Equal(s.CanonicalETypes(), want) {
+		t.Fatalf("canonical etypes %v, want %v", s.CanonicalETypes(), want)
+	}
+	if got := edgePairs(s, "a:r:b"); !slices.Equal(got, []string{"0->0", "0->1"}) {
+		t.Errorf("a:r:b %v", got)
+	}
+	if got := s.EDataOf("a:r:b", EID).Int64s(); !slices.Equal(got, []int64{0, 2}) {
+		t.Errorf("a:r:b EID %v", got)
+	}
+	if got := s.EDataOf("b:r:b", "w").Float32s(); !slices.Equal(got, []float32{2}) {
+		t.Errorf("b:r:b w %v", got)
+	}
+	if s.HasEDataOf("a:r:b", EType) {
+		t.Errorf("the type ids were copied: %v", s.EDataNamesOf("a:r:b"))
+	}
+	if _, err := ToHeterogeneousNamed(x, []string{"a", "b"}, nil); !errors.Is(err, engerr.ErrIndex) {
+		t.Errorf("edge type id out of range: %v", err)
+	}
+	if _, err := ToHeterogeneousNamed(g, g.NTypes(), g.ETypes()); !errors.Is(err, ErrHetero) {
+		t.Errorf("heterogeneous input: %v", err)
+	}
+}
+
+func TestNodeSubgraphHeteroError(t *testing.T) {
+	if _, err := heteroFixture(t).NodeSubgraph([]int64{0}); !errors.Is(err, ErrHetero) || !strings.Contains(err.Error(), "NodeSubgraphOf") {
+		t.Errorf("NodeSubgraph of a heterograph: %v", err)
+	}
+}
