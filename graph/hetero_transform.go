@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -428,7 +429,8 @@ func (g *Graph) EdgeSubgraph(eids map[string][]int64, relabelNodes bool) (*Graph
 	const op = "EdgeSubgraph"
 	keep := make([][]int64, len(g.rels))
 	named := make([]bool, len(g.rels))
-	for et, ids := range eids {
+	for _, et := range sortedKeys(eids) { // sorted: the same error every run
+		ids := eids[et]
 		k, err := g.findRel(op, et)
 		if err != nil {
 			return nil, err
@@ -484,7 +486,8 @@ func (g *Graph) NodeSubgraphOf(nodes map[string][]int64) (*Graph, error) {
 		}
 	}
 	order := make([][]int64, len(g.ntypes))
-	for nt, ids := range nodes {
+	for _, nt := range sortedKeys(nodes) {
+		ids := nodes[nt]
 		t := g.ntypeIndex(nt)
 		if t < 0 {
 			return nil, errorf(engerr.ErrArgument, op, "no node type %q (have %v)", nt, g.ntypes)
@@ -511,6 +514,16 @@ func (g *Graph) NodeSubgraphOf(nodes map[string][]int64) (*Graph, error) {
 		}
 		return ids
 	})
+}
+
+// sortedKeys returns m's keys in ascending order.
+func sortedKeys(m map[string][]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // subgraph is build with the kept nodes of every type in

@@ -234,6 +234,7 @@ func TestEdgeSubgraph(t *testing.T) {
 		{map[string][]int64{"nope": {0}}, "no edge type"},
 		{map[string][]int64{"follows": {0}}, "ambiguous"},
 		{map[string][]int64{"clicks": {3}}, "outside [0, 3)"},
+		{map[string][]int64{"clicks": {0}, "user:clicks:item": {1}}, "named twice"},
 	} {
 		if _, err := g.EdgeSubgraph(c.eids, true); err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, engerr.ErrArgument) && !errors.Is(err, engerr.ErrIndex) {
 			t.Errorf("%v: err %v, want %q", c.eids, err, c.want)
