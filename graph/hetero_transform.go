@@ -230,7 +230,7 @@ func toHetero(op string, g *Graph, ntypes []string, etypes []CanonicalEType, nt,
 		m := h.ndata[h.ntypeIndex(name)]
 		for dn, t := range g.ndata[0] {
 			if dn != NType && dn != NID {
-				m[dn] = tensor.IndexSelect(t.Detach(), idx)
+				m[dn] = rowsOf(t, idx)
 			}
 		}
 		m[NID] = idx
@@ -240,7 +240,7 @@ func toHetero(op string, g *Graph, ntypes []string, etypes []CanonicalEType, nt,
 		m := h.relByCE(ce).edata
 		for dn, t := range r.edata {
 			if dn != EType && dn != EID {
-				m[dn] = tensor.IndexSelect(t.Detach(), idx)
+				m[dn] = rowsOf(t, idx)
 			}
 		}
 		m[EID] = idx
@@ -337,7 +337,7 @@ func (g *Graph) AddReverseEdges(o AddReverseOptions) (*Graph, error) {
 			it := tensor.FromInt64(idx)
 			for k, t := range r.edata {
 				if o.CopyEData {
-					h.relByCE(rc).edata[k] = tensor.IndexSelect(t.Detach(), it)
+					h.relByCE(rc).edata[k] = rowsOf(t, it)
 				} else {
 					z, err := zeroRowsAfter(t.Detach())
 					if err != nil {
@@ -581,7 +581,7 @@ func (g *Graph) build(op string, pos, order [][]int64, edges func(k int) []int64
 		}
 		idx := tensor.FromInt64(append([]int64(nil), order[t]...))
 		for k, v := range g.ndata[t] {
-			h.ndata[t][k] = tensor.IndexSelect(v.Detach(), idx)
+			h.ndata[t][k] = rowsOf(v, idx)
 		}
 		h.ndata[t][NID] = idx
 	}
@@ -589,9 +589,18 @@ func (g *Graph) build(op string, pos, order [][]int64, edges func(k int) []int64
 		idx := tensor.FromInt64(append([]int64(nil), kept[k]...))
 		m := h.relByCE(r.ce).edata
 		for name, v := range r.edata {
-			m[name] = tensor.IndexSelect(v.Detach(), idx)
+			m[name] = rowsOf(v, idx)
 		}
 		m[EID] = idx
 	}
 	return h, nil
+}
+
+// rowsOf returns t's rows idx (a CPU int64 index), without history, on t's
+// device: the index is copied there when t is not on the CPU.
+func rowsOf(t, idx *tensor.Tensor) *tensor.Tensor {
+	if d := t.Device(); d != "cpu" {
+		idx = indexOn(idx.Int64s(), d)
+	}
+	return tensor.IndexSelect(t.Detach(), idx)
 }

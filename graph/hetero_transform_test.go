@@ -407,3 +407,39 @@ func TestNodeSubgraphHeteroError(t *testing.T) {
 		t.Errorf("NodeSubgraph of a heterograph: %v", err)
 	}
 }
+
+// TestTransformsKeepDataDevice: data on another device (the "meta" test
+// backend, shapes only) is sliced there, the index copied to it.
+func TestTransformsKeepDataDevice(t *testing.T) {
+	g := heteroFixture(t)
+	x, err := tensor.FromFloat32([]float32{1, 2, 3, 4, 5, 6}, 3, 2).To("meta")
+	if err != nil {
+		t.Skipf("no meta device: %v", err)
+	}
+	if err := g.SetNDataOf("user", "x", x); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := tensor.FromFloat32([]float32{5, 6}, 2).To("meta")
+	_ = g.SetEDataOf("user:follows:user", "w", w)
+	s, err := g.NodeSubgraphOf(map[string][]int64{"user": {2, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.NDataOf("user", "x"); got.Device() != "meta" || !slices.Equal(got.Shape(), []int{2, 2}) {
+		t.Errorf("subgraph x on %s %v", got.Device(), got.Shape())
+	}
+	r, err := g.AddReverseEdges(AddReverseOptions{CopyEData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.EDataOf("user:follows:user", "w"); got.Device() != "meta" || !slices.Equal(got.Shape(), []int{4}) {
+		t.Errorf("reverse w on %s %v", got.Device(), got.Shape())
+	}
+	z, err := g.AddReverseEdges(AddReverseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := z.EDataOf("user:follows:user", "w"); got.Device() != "meta" || !slices.Equal(got.Shape(), []int{4}) {
+		t.Errorf("zero-filled w on %s %v", got.Device(), got.Shape())
+	}
+}

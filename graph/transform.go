@@ -155,12 +155,12 @@ func (g *Graph) NodeSubgraph(nodes []int64) (*Graph, error) {
 	}
 	idx := tensor.FromInt64(append([]int64(nil), nodes...))
 	for k, t := range g.ndata[0] {
-		sg.ndata[0][k] = tensor.IndexSelect(t.Detach(), idx)
+		sg.ndata[0][k] = rowsOf(t, idx)
 	}
 	sg.ndata[0][NID] = idx
 	eidT := tensor.FromInt64(eids)
 	for k, t := range r.edata {
-		sg.rels[0].edata[k] = tensor.IndexSelect(t.Detach(), eidT)
+		sg.rels[0].edata[k] = rowsOf(t, eidT)
 	}
 	sg.rels[0].edata[EID] = eidT
 	return sg, nil
