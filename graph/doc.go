@@ -1,7 +1,9 @@
 // Package graph holds gnnrepl's graphs: homogeneous and heterogeneous
 // graphs built from edge lists, with in-edge (CSC) and out-edge (CSR)
 // adjacency built on demand, node and edge data by name, structural
-// transforms (self loops, bidirection, node subgraphs), blocks (DGL's
+// transforms (self loops, bidirection, node and edge subgraphs, reverse
+// edges and relations, to and from a homogeneous graph with type ids, the
+// metagraph: hetero_transform.go), blocks (DGL's
 // message flow graphs produced by samplers) and message passing
 // (UpdateAll with copy_u / u_mul_e and sum / mean / max, as DGL's
 // update_all with dgl.function).

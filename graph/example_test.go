@@ -85,3 +85,24 @@ func ExampleToHeterogeneous() {
 	// 3 3 [0 1 1]
 	// 2 2 [1 2]
 }
+
+// dgl.to_heterogeneous with edge type names: the canonical edge types come
+// from the endpoints' node types, so type id 0 ("cites") used between
+// paper and paper and type id 1 ("writes") between author and paper give
+// two relations.
+func ExampleToHeterogeneousNamed() {
+	h, _ := graph.New(3, []int64{0, 2, 2}, []int64{1, 0, 1})
+	_ = h.SetNData(graph.NType, tensor.FromInt64([]int64{0, 0, 1})) // paper, paper, author
+	_ = h.SetEData(graph.EType, tensor.FromInt64([]int64{0, 1, 1}))
+	g, err := graph.ToHeterogeneousNamed(h, []string{"paper", "author"}, []string{"cites", "writes"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(g.CanonicalETypes())
+	src, dst := g.EdgesOf("writes")
+	fmt.Println(src.Int64s(), dst.Int64s(), g.NDataOf("author", graph.NID).Int64s())
+	// Output:
+	// [("author", "writes", "paper") ("paper", "cites", "paper")]
+	// [0 0] [0 1] [2]
+}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/gnnrepl/gnnrepl/internal/engerr"
 	"github.com/gnnrepl/gnnrepl/tensor"
@@ -69,20 +70,20 @@ func (g *Graph) Metagraph() *Graph {
 // not its canonical edge type's Src and Dst is an error, as are type ids
 // outside ntypes or etypes, repeated names, a missing NType or EType
 // data, an etype naming a node type not in ntypes, and a heterogeneous g.
+//
+// Unlike DGL, which keeps the order of ntypes, the result lists its node
+// types and relations sorted (as NewHetero): ToHomogeneous of it gives g
+// back exactly (edges, NType and EType ids) when g's nodes are grouped by
+// type in sorted ntypes order and its edges by relation in sorted order,
+// as ToHomogeneous makes them; otherwise ids are renumbered, and NID and
+// EID map them back to g. Type ids are always indices into the ntypes and
+// etypes given here; every relation in etypes is created, with no edges
+// when no edge has its id.
 func ToHeterogeneous(g *Graph, ntypes []string, etypes []CanonicalEType) (*Graph, error) {
 	const op = "ToHeterogeneous"
-	if g == nil {
-		return nil, errorf(engerr.ErrArgument, op, "g is nil")
-	}
-	if !g.IsHomogeneous() {
-		return nil, errorf(ErrHetero, op, "g has %d node types and %d edge types; want a homogeneous graph with type ids (ToHomogeneous)", len(g.ntypes), len(g.rels))
-	}
-	ntIndex := map[string]int{}
-	for i, nt := range ntypes {
-		if _, dup := ntIndex[nt]; dup {
-			return nil, errorf(engerr.ErrArgument, op, "node type %q appears twice in ntypes", nt)
-		}
-		ntIndex[nt] = i
+	ntIndex, err := checkNTypes(op, g, ntypes)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[CanonicalEType]bool{}
 	for _, ce := range etypes {
@@ -96,15 +97,81 @@ func ToHeterogeneous(g *Graph, ntypes []string, etypes []CanonicalEType) (*Graph
 			}
 		}
 	}
-	typeIDs := func(what string, m dataMap, n, k int) ([]int64, error) {
-		t, ok := m[NType]
+	nt, et, err := typeIDs(op, g, len(ntypes), len(etypes))
+	if err != nil {
+		return nil, err
+	}
+	return toHetero(op, g, ntypes, etypes, nt, et)
+}
+
+// ToHeterogeneousNamed is ToHeterogeneous with edge type names, as
+// dgl.to_heterogeneous(G, ntypes, etypes) takes them: edge data EType holds
+// every edge's index into etypes, and the canonical edge types are those
+// the edges have, (ntypes[NType of src], etypes[EType], ntypes[NType of
+// dst]); one edge type id used between several pairs of node types is split
+// into one relation per pair (as DGL does), and an etype no edge has makes
+// no relation. A name may repeat, as in a heterograph's ETypes (so
+// ToHeterogeneousNamed(h, g.NTypes(), g.ETypes()) inverts h =
+// g.ToHomogeneous); ids with one name between one pair of node types form
+// one relation. Errors as ToHeterogeneous (repeated node type names, type
+// ids out of range, missing type data, a heterogeneous g).
+func ToHeterogeneousNamed(g *Graph, ntypes, etypes []string) (*Graph, error) {
+	const op = "ToHeterogeneousNamed"
+	if _, err := checkNTypes(op, g, ntypes); err != nil {
+		return nil, err
+	}
+	nt, et, err := typeIDs(op, g, len(ntypes), len(etypes))
+	if err != nil {
+		return nil, err
+	}
+	r := g.rels[0]
+	index := map[CanonicalEType]int64{}
+	var ces []CanonicalEType
+	ids := make([]int64, len(et))
+	for e, k := range et {
+		ce := CanonicalEType{ntypes[nt[r.src[e]]], etypes[k], ntypes[nt[r.dst[e]]]}
+		i, ok := index[ce]
 		if !ok {
-			return nil, errorf(engerr.ErrArgument, op, "g has no %s data %q with the type ids (have %v)", what, NType, m.names())
+			i = int64(len(ces))
+			index[ce] = i
+			ces = append(ces, ce)
+		}
+		ids[e] = i
+	}
+	return toHetero(op, g, ntypes, ces, nt, ids)
+}
+
+// checkNTypes checks ToHeterogeneous's g and ntypes, returning each node
+// type's index.
+func checkNTypes(op string, g *Graph, ntypes []string) (map[string]int, error) {
+	if g == nil {
+		return nil, errorf(engerr.ErrArgument, op, "g is nil")
+	}
+	if !g.IsHomogeneous() {
+		return nil, errorf(ErrHetero, op, "g has %d node types and %d edge types; want a homogeneous graph with type ids (ToHomogeneous)", len(g.ntypes), len(g.rels))
+	}
+	ntIndex := map[string]int{}
+	for i, nt := range ntypes {
+		if _, dup := ntIndex[nt]; dup {
+			return nil, errorf(engerr.ErrArgument, op, "node type %q appears twice in ntypes", nt)
+		}
+		ntIndex[nt] = i
+	}
+	return ntIndex, nil
+}
+
+// typeIDs returns a homogeneous g's node data NType and edge data EType,
+// checked to be int64 ids in [0, numNTypes) and [0, numETypes).
+func typeIDs(op string, g *Graph, numNTypes, numETypes int) (nt, et []int64, err error) {
+	get := func(what, name string, m dataMap, n, k int) ([]int64, error) {
+		t, ok := m[name]
+		if !ok {
+			return nil, errorf(engerr.ErrArgument, op, "g has no %s data %q with the type ids (have %v)", what, name, m.names())
 		}
 		if t.DType() != tensor.Int64 || t.Dim() != 1 {
-			return nil, errorf(engerr.ErrDType, op, "%s data %q must be (%d) int64 type ids, got %s%v", what, NType, n, t.DType(), t.Shape())
+			return nil, errorf(engerr.ErrDType, op, "%s data %q must be (%d) int64 type ids, got %s%v", what, name, n, t.DType(), t.Shape())
 		}
-		ids := t.Int64s()
+		ids := t.ToCPU().Int64s()
 		for i, id := range ids {
 			if id < 0 || id >= int64(k) {
 				return nil, errorf(engerr.ErrIndex, op, "%s %d has type id %d, outside [0, %d)", what, i, id, k)
@@ -112,15 +179,20 @@ func ToHeterogeneous(g *Graph, ntypes []string, etypes []CanonicalEType) (*Graph
 		}
 		return ids, nil
 	}
+	if nt, err = get("node", NType, g.ndata[0], g.numNodes[0], numNTypes); err != nil {
+		return nil, nil, err
+	}
 	r := g.rels[0]
-	nt, err := typeIDs("node", g.ndata[0], g.numNodes[0], len(ntypes))
-	if err != nil {
-		return nil, err
+	if et, err = get("edge", EType, r.edata, len(r.src), numETypes); err != nil {
+		return nil, nil, err
 	}
-	et, err := typeIDs("edge", r.edata, len(r.src), len(etypes))
-	if err != nil {
-		return nil, err
-	}
+	return nt, et, nil
+}
+
+// toHetero builds ToHeterogeneous's result from checked type ids: nt[v]
+// indexes ntypes, et[e] etypes.
+func toHetero(op string, g *Graph, ntypes []string, etypes []CanonicalEType, nt, et []int64) (*Graph, error) {
+	r := g.rels[0]
 	// Node ids within their type, and the homogeneous ids of every type.
 	local := make([]int64, len(nt))
 	nodesOf := make([][]int64, len(ntypes))
@@ -158,7 +230,7 @@ func ToHeterogeneous(g *Graph, ntypes []string, etypes []CanonicalEType) (*Graph
 		m := h.ndata[h.ntypeIndex(name)]
 		for dn, t := range g.ndata[0] {
 			if dn != NType && dn != NID {
-				m[dn] = tensor.IndexSelect(t.Detach(), idx)
+				m[dn] = rowsOf(t, idx)
 			}
 		}
 		m[NID] = idx
@@ -168,7 +240,7 @@ func ToHeterogeneous(g *Graph, ntypes []string, etypes []CanonicalEType) (*Graph
 		m := h.relByCE(ce).edata
 		for dn, t := range r.edata {
 			if dn != EType && dn != EID {
-				m[dn] = tensor.IndexSelect(t.Detach(), idx)
+				m[dn] = rowsOf(t, idx)
 			}
 		}
 		m[EID] = idx
@@ -183,9 +255,9 @@ type AddReverseOptions struct {
 	// "rev_" when empty (DGL's naming).
 	Prefix string
 	// CopyEData gives every reverse edge its edge's data (DGL copy_edata).
-	// Without it the new relations have no edge data, and a relation
-	// within one node type that gets its reverses appended loses its edge
-	// data (its new rows would have none).
+	// Without it, as DGL's AddReverse, a new relation (V, Prefix+e, U) has
+	// no edge data and the reverses appended to a relation within one node
+	// type get zero rows of its data (float zeros, int64 0, bool false).
 	CopyEData bool
 	// SymNewEType puts the reverses of a relation within one node type,
 	// (U, e, U), in a new relation (U, Prefix+e, U) too (DGL
@@ -216,7 +288,11 @@ func (o AddReverseOptions) reverseOf(ce CanonicalEType) (CanonicalEType, bool) {
 // within one node type, the E reversed edges are appended to it (edge
 // E+i is the reverse of edge i, self-loops included: see ReverseEdgeIDs),
 // or form a new relation with SymNewEType. Node data is shared with g;
-// edge data as AddReverseOptions.CopyEData says. ReverseETypes gives the
+// edge data as AddReverseOptions.CopyEData says (g's relations keep theirs;
+// without CopyEData appended reverses get zero rows, DGL's AddReverse; for
+// dgl.add_reverse_edges' copy_edata=False, which drops all edge data, make
+// the graph without it). Node types and relations come out in sorted order
+// (as NewHetero), which may put a new relation before g's. ReverseETypes gives the
 // map DGL's exclude="reverse_types" takes. It returns an error when a
 // new relation's name is already one of g's canonical edge types.
 func (g *Graph) AddReverseEdges(o AddReverseOptions) (*Graph, error) {
@@ -253,15 +329,21 @@ func (g *Graph) AddReverseEdges(o AddReverseOptions) (*Graph, error) {
 	for _, r := range g.rels {
 		rc, appended := o.reverseOf(r.ce)
 		if appended {
-			if o.CopyEData {
-				n := len(r.src)
-				idx := make([]int64, 2*n)
-				for i := range n {
-					idx[i], idx[n+i] = int64(i), int64(i)
-				}
-				it := tensor.FromInt64(idx)
-				for k, t := range r.edata {
-					h.relByCE(rc).edata[k] = tensor.IndexSelect(t.Detach(), it)
+			n := len(r.src)
+			idx := make([]int64, 2*n)
+			for i := range n {
+				idx[i], idx[n+i] = int64(i), int64(i)
+			}
+			it := tensor.FromInt64(idx)
+			for k, t := range r.edata {
+				if o.CopyEData {
+					h.relByCE(rc).edata[k] = rowsOf(t, it)
+				} else {
+					z, err := zeroRowsAfter(t.Detach())
+					if err != nil {
+						return nil, fmt.Errorf("graph.%s: edge data %q of %v: %w", op, k, r.ce, err)
+					}
+					h.relByCE(rc).edata[k] = z
 				}
 			}
 			continue
@@ -274,6 +356,28 @@ func (g *Graph) AddReverseEdges(o AddReverseOptions) (*Graph, error) {
 		}
 	}
 	return h, nil
+}
+
+// zeroRowsAfter returns t (N, ...) followed by N zero rows: (2N, ...) of
+// t's dtype on t's device (an error only when copying to the device fails).
+func zeroRowsAfter(t *tensor.Tensor) (*tensor.Tensor, error) {
+	if t.DType().IsFloatingPoint() {
+		return tensor.Concat([]*tensor.Tensor{t, tensor.ZerosOn(t.Device(), t.DType(), t.Shape()...)}, 0), nil
+	}
+	dev := t.Device()
+	c := t.ToCPU()
+	shape := c.Shape()
+	shape[0] *= 2
+	out := tensor.New(c.DType(), shape...)
+	switch c.DType() {
+	case tensor.Int64:
+		copy(out.Int64s(), c.Int64s())
+	case tensor.Bool:
+		copy(out.Bools(), c.Bools())
+	case tensor.Int8:
+		copy(out.Int8s(), c.Int8s())
+	}
+	return out.To(dev)
 }
 
 // ReverseETypes returns, for the graph AddReverseEdges(o) makes from g,
@@ -325,7 +429,8 @@ func (g *Graph) EdgeSubgraph(eids map[string][]int64, relabelNodes bool) (*Graph
 	const op = "EdgeSubgraph"
 	keep := make([][]int64, len(g.rels))
 	named := make([]bool, len(g.rels))
-	for et, ids := range eids {
+	for _, et := range sortedKeys(eids) { // sorted: the same error every run
+		ids := eids[et]
 		k, err := g.findRel(op, et)
 		if err != nil {
 			return nil, err
@@ -381,7 +486,8 @@ func (g *Graph) NodeSubgraphOf(nodes map[string][]int64) (*Graph, error) {
 		}
 	}
 	order := make([][]int64, len(g.ntypes))
-	for nt, ids := range nodes {
+	for _, nt := range sortedKeys(nodes) {
+		ids := nodes[nt]
 		t := g.ntypeIndex(nt)
 		if t < 0 {
 			return nil, errorf(engerr.ErrArgument, op, "no node type %q (have %v)", nt, g.ntypes)
@@ -408,6 +514,16 @@ func (g *Graph) NodeSubgraphOf(nodes map[string][]int64) (*Graph, error) {
 		}
 		return ids
 	})
+}
+
+// sortedKeys returns m's keys in ascending order.
+func sortedKeys(m map[string][]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // subgraph is build with the kept nodes of every type in
@@ -465,7 +581,7 @@ func (g *Graph) build(op string, pos, order [][]int64, edges func(k int) []int64
 		}
 		idx := tensor.FromInt64(append([]int64(nil), order[t]...))
 		for k, v := range g.ndata[t] {
-			h.ndata[t][k] = tensor.IndexSelect(v.Detach(), idx)
+			h.ndata[t][k] = rowsOf(v, idx)
 		}
 		h.ndata[t][NID] = idx
 	}
@@ -473,9 +589,18 @@ func (g *Graph) build(op string, pos, order [][]int64, edges func(k int) []int64
 		idx := tensor.FromInt64(append([]int64(nil), kept[k]...))
 		m := h.relByCE(r.ce).edata
 		for name, v := range r.edata {
-			m[name] = tensor.IndexSelect(v.Detach(), idx)
+			m[name] = rowsOf(v, idx)
 		}
 		m[EID] = idx
 	}
 	return h, nil
+}
+
+// rowsOf returns t's rows idx (a CPU int64 index), without history, on t's
+// device: the index is copied there when t is not on the CPU.
+func rowsOf(t, idx *tensor.Tensor) *tensor.Tensor {
+	if d := t.Device(); d != "cpu" {
+		idx = indexOn(idx.Int64s(), d)
+	}
+	return tensor.IndexSelect(t.Detach(), idx)
 }

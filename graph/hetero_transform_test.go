@@ -157,10 +157,14 @@ func TestAddReverseEdges(t *testing.T) {
 			t.Errorf("%s: %v", v, err)
 		}
 	}
-	// Without CopyEData the appended relation loses its data, the new one has none.
+	// Without CopyEData (DGL AddReverse) the appended reverses get zero
+	// rows, the new relation has no data, the original keeps its own.
 	r2, _ := g.AddReverseEdges(AddReverseOptions{})
-	if r2.HasEDataOf("user:follows:user", "w") || r2.HasEDataOf("rev_clicks", "w") || !r2.HasEDataOf("clicks", "w") {
-		t.Errorf("edge data without CopyEData: %v %v", r2.EDataNamesOf("user:follows:user"), r2.EDataNamesOf("rev_clicks"))
+	if r2.HasEDataOf("rev_clicks", "w") || !r2.HasEDataOf("clicks", "w") {
+		t.Errorf("edge data without CopyEData: %v %v", r2.EDataNamesOf("clicks"), r2.EDataNamesOf("rev_clicks"))
+	}
+	if got := r2.EDataOf("user:follows:user", "w").Float32s(); !slices.Equal(got, []float32{5, 6, 0, 0}) {
+		t.Errorf("follows w without CopyEData %v, want [5 6 0 0]", got)
 	}
 	// SymNewEType: (user, rev_follows, user).
 	r3, _ := g.AddReverseEdges(AddReverseOptions{SymNewEType: true, Prefix: "inv-"})
@@ -230,6 +234,7 @@ func TestEdgeSubgraph(t *testing.T) {
 		{map[string][]int64{"nope": {0}}, "no edge type"},
 		{map[string][]int64{"follows": {0}}, "ambiguous"},
 		{map[string][]int64{"clicks": {3}}, "outside [0, 3)"},
+		{map[string][]int64{"clicks": {0}, "user:clicks:item": {1}}, "named twice"},
 	} {
 		if _, err := g.EdgeSubgraph(c.eids, true); err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, engerr.ErrArgument) && !errors.Is(err, engerr.ErrIndex) {
 			t.Errorf("%v: err %v, want %q", c.eids, err, c.want)
@@ -268,5 +273,173 @@ func TestNodeSubgraphOfAndMetagraph(t *testing.T) {
 		if g.NTypes()[src.Int64s()[j]] != ce.Src || g.NTypes()[dst.Int64s()[j]] != ce.Dst {
 			t.Errorf("metagraph edge %d: %d -> %d for %v", j, src.Int64s()[j], dst.Int64s()[j], ce)
 		}
+	}
+}
+
+// TestAddReverseEdgesDGLCases checks dgl.transforms.AddReverse's documented
+// examples (Case1, Case2: g = dgl.graph(([0], [1])), edata w = ones(1, 2))
+// and the zero rows of int64 and bool data.
+func TestAddReverseEdgesDGLCases(t *testing.T) {
+	g, _ := New(2, []int64{0}, []int64{1})
+	_ = g.SetEData("w", tensor.FromFloat32([]float32{1, 1}, 1, 2))
+	_ = g.SetEData("id", tensor.FromInt64([]int64{7}))
+	_ = g.SetEData("m", tensor.FromBool([]bool{true}))
+	r, err := g.AddReverseEdges(AddReverseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := edgePairs(r, DefaultEType); !slices.Equal(got, []string{"0->1", "1->0"}) {
+		t.Errorf("edges %v", got)
+	}
+	if w := r.EData("w"); !slices.Equal(w.Shape(), []int{2, 2}) || !slices.Equal(w.Float32s(), []float32{1, 1, 0, 0}) {
+		t.Errorf("w %v %v, want [[1 1] [0 0]]", w.Shape(), w.Float32s())
+	}
+	if got := r.EData("id").Int64s(); !slices.Equal(got, []int64{7, 0}) {
+		t.Errorf("id %v", got)
+	}
+	if got := r.EData("m").Bools(); !slices.Equal(got, []bool{true, false}) {
+		t.Errorf("m %v", got)
+	}
+	c, _ := g.AddReverseEdges(AddReverseOptions{CopyEData: true})
+	if got := c.EData("w").Float32s(); !slices.Equal(got, []float32{1, 1, 1, 1}) {
+		t.Errorf("copied w %v, want [[1 1] [1 1]]", got)
+	}
+	if got := c.EData("id").Int64s(); !slices.Equal(got, []int64{7, 7}) {
+		t.Errorf("copied id %v", got)
+	}
+}
+
+// TestEdgeSubgraphHomogeneous: dgl.edge_subgraph on a homogeneous graph,
+// keyed by DefaultEType, with and without relabelling.
+func TestEdgeSubgraphHomogeneous(t *testing.T) {
+	g, _ := New(5, []int64{0, 1, 2, 3}, []int64{1, 2, 3, 4})
+	_ = g.SetNData("x", tensor.FromFloat32([]float32{0, 10, 20, 30, 40}, 5))
+	_ = g.SetEData("w", tensor.FromInt64([]int64{100, 101, 102, 103}))
+	s, err := g.EdgeSubgraph(map[string][]int64{DefaultEType: {3, 1}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Touched nodes 1, 2, 3, 4 -> 0..3 in ascending order.
+	if got := s.NData(NID).Int64s(); !slices.Equal(got, []int64{1, 2, 3, 4}) {
+		t.Errorf("NID %v", got)
+	}
+	if got := edgePairs(s, DefaultEType); !slices.Equal(got, []string{"2->3", "0->1"}) {
+		t.Errorf("edges %v", got)
+	}
+	if got := s.NData("x").Float32s(); !slices.Equal(got, []float32{10, 20, 30, 40}) {
+		t.Errorf("x %v", got)
+	}
+	if got := s.EData("w").Int64s(); !slices.Equal(got, []int64{103, 101}) {
+		t.Errorf("w %v", got)
+	}
+	if got := s.EData(EID).Int64s(); !slices.Equal(got, []int64{3, 1}) {
+		t.Errorf("EID %v", got)
+	}
+	k, err := g.EdgeSubgraph(map[string][]int64{DefaultEType: {2}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.NumNodes() != 5 || !slices.Equal(edgePairs(k, DefaultEType), []string{"2->3"}) {
+		t.Errorf("no relabel: %d nodes %v", k.NumNodes(), edgePairs(k, DefaultEType))
+	}
+	if _, err := g.EdgeSubgraph(map[string][]int64{DefaultEType: {-1}}, true); !errors.Is(err, engerr.ErrIndex) {
+		t.Errorf("negative id: %v", err)
+	}
+}
+
+// TestToHeterogeneousNamed: dgl.to_heterogeneous with edge type names
+// infers the canonical edge types from the endpoints' node types, splitting
+// one edge type id used between two pairs of node types, and inverts
+// ToHomogeneous given ETypes (names repeated across relations).
+func TestToHeterogeneousNamed(t *testing.T) {
+	g := heteroFixture(t)
+	h, err := g.ToHomogeneous(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ToHeterogeneousNamed(h, g.NTypes(), g.ETypes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.CanonicalETypes(), g.CanonicalETypes()) {
+		t.Fatalf("canonical etypes %v, want %v", back.CanonicalETypes(), g.CanonicalETypes())
+	}
+	for _, ce := range g.CanonicalETypes() {
+		if got, want := edgePairs(back, ce.Key()), edgePairs(g, ce.Key()); !slices.Equal(got, want) {
+			t.Errorf("%v: %v, want %v", ce, got, want)
+		}
+	}
+	// Edge type 0 ("r") joins a->b (edges 0, 2) and b->b (edge 1); id 1 is unused.
+	x, _ := New(3, []int64{0, 1, 0}, []int64{1, 2, 2})
+	_ = x.SetNData(NType, tensor.FromInt64([]int64{0, 1, 1}))
+	_ = x.SetEData(EType, tensor.FromInt64([]int64{0, 0, 0}))
+	_ = x.SetEData("w", tensor.FromFloat32([]float32{1, 2, 3}, 3))
+	s, err := ToHeterogeneousNamed(x, []string{"a", "b"}, []string{"r", "unused"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []CanonicalEType{{"a", "r", "b"}, {"b", "r", "b"}}
+	if !slices.Equal(s.CanonicalETypes(), want) {
+		t.Fatalf("canonical etypes %v, want %v", s.CanonicalETypes(), want)
+	}
+	if got := edgePairs(s, "a:r:b"); !slices.Equal(got, []string{"0->0", "0->1"}) {
+		t.Errorf("a:r:b %v", got)
+	}
+	if got := s.EDataOf("a:r:b", EID).Int64s(); !slices.Equal(got, []int64{0, 2}) {
+		t.Errorf("a:r:b EID %v", got)
+	}
+	if got := s.EDataOf("b:r:b", "w").Float32s(); !slices.Equal(got, []float32{2}) {
+		t.Errorf("b:r:b w %v", got)
+	}
+	if s.HasEDataOf("a:r:b", EType) {
+		t.Errorf("the type ids were copied: %v", s.EDataNamesOf("a:r:b"))
+	}
+	if _, err := ToHeterogeneousNamed(x, []string{"a", "b"}, nil); !errors.Is(err, engerr.ErrIndex) {
+		t.Errorf("edge type id out of range: %v", err)
+	}
+	if _, err := ToHeterogeneousNamed(g, g.NTypes(), g.ETypes()); !errors.Is(err, ErrHetero) {
+		t.Errorf("heterogeneous input: %v", err)
+	}
+}
+
+func TestNodeSubgraphHeteroError(t *testing.T) {
+	if _, err := heteroFixture(t).NodeSubgraph([]int64{0}); !errors.Is(err, ErrHetero) || !strings.Contains(err.Error(), "NodeSubgraphOf") {
+		t.Errorf("NodeSubgraph of a heterograph: %v", err)
+	}
+}
+
+// TestTransformsKeepDataDevice: data on another device (the "meta" test
+// backend, shapes only) is sliced there, the index copied to it.
+func TestTransformsKeepDataDevice(t *testing.T) {
+	g := heteroFixture(t)
+	x, err := tensor.FromFloat32([]float32{1, 2, 3, 4, 5, 6}, 3, 2).To("meta")
+	if err != nil {
+		t.Skipf("no meta device: %v", err)
+	}
+	if err := g.SetNDataOf("user", "x", x); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := tensor.FromFloat32([]float32{5, 6}, 2).To("meta")
+	_ = g.SetEDataOf("user:follows:user", "w", w)
+	s, err := g.NodeSubgraphOf(map[string][]int64{"user": {2, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.NDataOf("user", "x"); got.Device() != "meta" || !slices.Equal(got.Shape(), []int{2, 2}) {
+		t.Errorf("subgraph x on %s %v", got.Device(), got.Shape())
+	}
+	r, err := g.AddReverseEdges(AddReverseOptions{CopyEData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.EDataOf("user:follows:user", "w"); got.Device() != "meta" || !slices.Equal(got.Shape(), []int{4}) {
+		t.Errorf("reverse w on %s %v", got.Device(), got.Shape())
+	}
+	z, err := g.AddReverseEdges(AddReverseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := z.EDataOf("user:follows:user", "w"); got.Device() != "meta" || !slices.Equal(got.Shape(), []int{4}) {
+		t.Errorf("zero-filled w on %s %v", got.Device(), got.Shape())
 	}
 }

@@ -123,8 +123,11 @@ func (g *Graph) ToBidirected() *Graph {
 // node i of the result is nodes[i], every edge between two chosen nodes is
 // kept in edge-id order, node and edge data are sliced, and node data NID
 // and edge data EID hold the original ids. Errors name an id out of range
-// or repeated.
+// or repeated; a heterograph is an ErrHetero error (use NodeSubgraphOf).
 func (g *Graph) NodeSubgraph(nodes []int64) (*Graph, error) {
+	if !g.IsHomogeneous() {
+		return nil, errorf(ErrHetero, "NodeSubgraph", "g has %d node types and %d edge types; use NodeSubgraphOf with a map from node type to ids", len(g.ntypes), len(g.rels))
+	}
 	r := g.one("NodeSubgraph")
 	n := g.numNodes[0]
 	pos := make([]int64, n)
@@ -152,12 +155,12 @@ func (g *Graph) NodeSubgraph(nodes []int64) (*Graph, error) {
 	}
 	idx := tensor.FromInt64(append([]int64(nil), nodes...))
 	for k, t := range g.ndata[0] {
-		sg.ndata[0][k] = tensor.IndexSelect(t.Detach(), idx)
+		sg.ndata[0][k] = rowsOf(t, idx)
 	}
 	sg.ndata[0][NID] = idx
 	eidT := tensor.FromInt64(eids)
 	for k, t := range r.edata {
-		sg.rels[0].edata[k] = tensor.IndexSelect(t.Detach(), eidT)
+		sg.rels[0].edata[k] = rowsOf(t, eidT)
 	}
 	sg.rels[0].edata[EID] = eidT
 	return sg, nil
