@@ -101,10 +101,7 @@ type Session struct {
 	trace *traceWriter
 	out   *display.Output // the display package's destination in this session
 
-	mu sync.Mutex // held by Eval, Reset, Vars
-	// saved holds, while restoreVars runs, the values a unit that failed
-	// to compile had redefined (read by the runtime's Saved).
-	saved  map[string]reflect.Value
+	mu     sync.Mutex // held by Eval, Reset, Vars
 	in     *interp.Interpreter
 	zombie atomic.Pointer[execution] // an interrupted run still inside compiled code (set and cleared under mu)
 	at     atomic.Int64              // position of the top-level statement running (markStmts), line<<20 | column
@@ -309,7 +306,6 @@ func (s *Session) init() error {
 		"Print":   reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, false, args) }),
 		"Println": reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
 		"Clear":   reflect.ValueOf(rtClear),
-		"Saved":   reflect.ValueOf(func(name string) any { return s.saved[name].Interface() }),
 	}
 	rt["Recovered"] = reflect.ValueOf(rtRecovered) // gosem_recover.go
 	rt["Error"] = reflect.ValueOf((*error)(nil))   // gosem_tswitch.go
@@ -866,6 +862,12 @@ func (s *Session) compileRun(ctx context.Context, n ast.Node, src string) (refle
 // message through the standard logger; while compiling, that logger writes
 // into a buffer, passed on afterwards unless it only holds that message.
 func (s *Session) compile(n ast.Node, src string) (prog *interp.Program, err error) {
+	snap := snapshot(s.in)
+	defer func() {
+		if err != nil {
+			snap.restore() // a failed compile declares nothing (atomic.go)
+		}
+	}()
 	prev := log.Writer()
 	var logged bytes.Buffer
 	log.SetOutput(&logged)
