@@ -495,6 +495,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if err != nil {
 			return Result{}, compileError(err)
 		}
+		if err := s.undefinedPackage(fset, f); err != nil {
+			return Result{}, err
+		}
 		if err := s.needGoSources(f); err != nil {
 			return Result{}, err
 		}
@@ -524,6 +527,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		f, err := parser.ParseFile(fset, name, declPrefix+lineDirective(line, col)+text, parser.DeclarationErrors)
 		if err != nil {
 			return Result{}, compileError(err)
+		}
+		if err := s.undefinedPackage(fset, f); err != nil {
+			return Result{}, err
 		}
 		if err := s.needGoSources(f); err != nil {
 			return Result{}, err
@@ -562,6 +568,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		return Result{}, eofError(compileError(err), line+strings.Count(text, "\n")+1)
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
+	if err := s.undefinedPackage(fset, body); err != nil {
+		return Result{}, err
+	}
 	if err := s.checkArity(ctx, body); err != nil {
 		return Result{}, err
 	}
