@@ -202,7 +202,7 @@ func (s *Session) goPanic(v any, where string) {
 		v = rv.Interface()
 	}
 	goStack := stack()
-	pe := &PanicError{Value: v, Stack: s.trace.take(goid()), GoStack: goStack, Goroutine: where, Hint: nilHint(v, goStack)}
+	pe := &PanicError{Value: goRuntimeError(v, goStack), Stack: s.trace.take(goid()), GoStack: goStack, Goroutine: where, Hint: nilHint(v, goStack)}
 	s.gmu.Lock()
 	defer s.gmu.Unlock()
 	if c := s.cur; c != nil {
@@ -1107,7 +1107,7 @@ func (s *Session) finished(ctx context.Context, e *execution, prog *interp.Progr
 		if rv, ok := val.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
 			val = rv.Interface() // interpreted panics carry a reflect.Value
 		}
-		return reflect.Value{}, &PanicError{Value: val, Stack: fixFrames(frames, s.at.Load()), GoStack: p.Stack, Hint: nilHint(val, p.Stack)}
+		return reflect.Value{}, &PanicError{Value: goRuntimeError(val, p.Stack), Stack: fixFrames(frames, s.at.Load()), GoStack: p.Stack, Hint: nilHint(val, p.Stack)}
 	}
 	return reflect.Value{}, compileError(e.err)
 }
