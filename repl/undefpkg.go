@@ -53,6 +53,10 @@ func (s *Session) undefinedPackage(fset *token.FileSet, n ast.Node) error {
 		// Struct, interface and func types: their fields are visited as
 		// *ast.Field below.
 	}
+	declaredIdents(n, func(id *ast.Ident) bool {
+		declared[id.Name] = true
+		return true
+	})
 	ast.Inspect(n, func(x ast.Node) bool {
 		switch x := x.(type) {
 		case *ast.ImportSpec:
@@ -62,36 +66,11 @@ func (s *Session) undefinedPackage(fset *token.FileSet, n ast.Node) error {
 			}
 			declared[name] = true
 		case *ast.ValueSpec:
-			for _, id := range x.Names {
-				declared[id.Name] = true
-			}
 			typeExpr(x.Type)
 		case *ast.TypeSpec:
-			declared[x.Name.Name] = true
 			typeExpr(x.Type)
-		case *ast.FuncDecl:
-			declared[x.Name.Name] = true
 		case *ast.Field:
-			for _, id := range x.Names {
-				declared[id.Name] = true
-			}
 			typeExpr(x.Type)
-		case *ast.AssignStmt:
-			if x.Tok == token.DEFINE {
-				for _, l := range x.Lhs {
-					if id, ok := l.(*ast.Ident); ok {
-						declared[id.Name] = true
-					}
-				}
-			}
-		case *ast.RangeStmt:
-			if x.Tok == token.DEFINE {
-				for _, l := range []ast.Expr{x.Key, x.Value} {
-					if id, ok := l.(*ast.Ident); ok {
-						declared[id.Name] = true
-					}
-				}
-			}
 		case *ast.CompositeLit:
 			typeExpr(x.Type)
 		case *ast.TypeAssertExpr:
