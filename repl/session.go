@@ -400,8 +400,12 @@ func (s *Session) Eval(ctx context.Context, src string) (Result, error) {
 // if any, runs), and returns the display of its final expression statement.
 // name is the file name in error positions ("In[3]", "train.go").
 //
-// The error is a *CompileError (nothing of the failing unit ran; earlier
-// declarations and statements of the cell did), a *PanicError, or an
+// The error is a *CompileError (nothing of the failing unit ran, and it
+// declared nothing: no new names, the session variables it declares again
+// keep their types and values; earlier imports, declarations and
+// statements of the cell did run), a *PanicError (the statements before the
+// panic ran, as in Go; its Value is a *RuntimeError with Go's text for a
+// run-time error the interpreter raised through package reflect), or an
 // *InterruptedError when ctx is cancelled: the interpreted code is then
 // stopped at its next step and engine loops at their next batch (runctx),
 // and Eval waits up to Options.InterruptGrace for that, so the session is

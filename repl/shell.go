@@ -57,8 +57,9 @@ func HistoryPath() string {
 
 // RunShell runs the terminal shell on s until :quit or Ctrl-D (nil
 // error). Input accumulates while IsComplete says it is incomplete (a
-// continuation prompt is shown); Ctrl-C during an evaluation interrupts it,
-// and at the prompt clears the input. Errors are printed and the shell goes
+// continuation prompt is shown), and a :command typed on a continuation
+// line abandons it and runs; Ctrl-C during an evaluation interrupts it,
+// and at the prompt (also with the completion list shown) clears the input. Errors are printed and the shell goes
 // on. When In is not a terminal, RunShell is RunLines: it stops at the first
 // error and returns it.
 func RunShell(s *Session, opts ShellOptions) error {
