@@ -12,7 +12,8 @@ import (
 // keeps them when compiling fails: after `y := 7; z := undefinedFn()` fails,
 // y and z exist with zero values, a session variable the unit declares
 // again has the unit's type, and running the fixed cell may fail with
-// "already declared". Go compiles a program entirely or not at all, so the
+// "already declared" (traefik/yaegi#806 fixed one case of this; the
+// general one remains in v0.16.1). Go compiles a program entirely or not at all, so the
 // session makes each compilation atomic: scopeSnapshot records, before
 // CompileAST, every package scope's symbol table (the map, and the value of
 // each symbol, which yaegi also changes in place), its frame layout, the
