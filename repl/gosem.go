@@ -60,44 +60,7 @@ import (
 // declared by the session or anywhere in the unit n, so that it is not the
 // builtin.
 func (s *Session) builtinShadowed(n ast.Node, name string) bool {
-	if s.kind(name) != "" {
-		return true
-	}
-	found := false
-	ast.Inspect(n, func(x ast.Node) bool {
-		switch x := x.(type) {
-		case *ast.FuncDecl:
-			found = found || x.Recv == nil && x.Name.Name == name
-		case *ast.ValueSpec:
-			for _, id := range x.Names {
-				found = found || id.Name == name
-			}
-		case *ast.TypeSpec:
-			found = found || x.Name.Name == name
-		case *ast.Field:
-			for _, id := range x.Names {
-				found = found || id.Name == name
-			}
-		case *ast.AssignStmt:
-			if x.Tok == token.DEFINE {
-				for _, l := range x.Lhs {
-					if id, ok := l.(*ast.Ident); ok && id.Name == name {
-						found = true
-					}
-				}
-			}
-		case *ast.RangeStmt:
-			if x.Tok == token.DEFINE {
-				for _, e := range []ast.Expr{x.Key, x.Value} {
-					if id, ok := e.(*ast.Ident); ok && id.Name == name {
-						found = true
-					}
-				}
-			}
-		}
-		return !found
-	})
-	return found
+	return s.kind(name) != "" || declares(n, name)
 }
 
 // goSemantics applies the rewrites described above to the unit n (a file or

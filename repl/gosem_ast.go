@@ -92,3 +92,58 @@ func cloneAt(n ast.Node, pos token.Pos) ast.Node {
 	})
 	return c
 }
+
+// declares reports whether name is declared anywhere under n.
+func declares(n ast.Node, name string) bool {
+	found := false
+	declaredIdents(n, func(id *ast.Ident) bool {
+		found = id.Name == name
+		return !found
+	})
+	return found
+}
+
+// declaredIdents calls f with every identifier declared under n, in
+// source order, until f returns false: functions (not methods), types,
+// variables and constants, parameters, results and fields, the names :=
+// and a range's := define. Labels and imports are not included.
+func declaredIdents(n ast.Node, f func(*ast.Ident) bool) {
+	more := true
+	ids := func(list ...ast.Expr) {
+		for _, e := range list {
+			if id, ok := e.(*ast.Ident); ok && more {
+				more = f(id)
+			}
+		}
+	}
+	names := func(list []*ast.Ident) {
+		for _, id := range list {
+			if more {
+				more = f(id)
+			}
+		}
+	}
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.FuncDecl:
+			if x.Recv == nil {
+				names([]*ast.Ident{x.Name})
+			}
+		case *ast.ValueSpec:
+			names(x.Names)
+		case *ast.TypeSpec:
+			names([]*ast.Ident{x.Name})
+		case *ast.Field:
+			names(x.Names)
+		case *ast.AssignStmt:
+			if x.Tok == token.DEFINE {
+				ids(x.Lhs...)
+			}
+		case *ast.RangeStmt:
+			if x.Tok == token.DEFINE {
+				ids(x.Key, x.Value)
+			}
+		}
+		return more
+	})
+}

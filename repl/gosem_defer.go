@@ -126,28 +126,7 @@ func funcBodies(root ast.Node) []*ast.BlockStmt {
 }
 
 // eachStmtNoLits is eachStmt without entering function literals.
-func eachStmtNoLits(root ast.Node, fix func(ast.Stmt) ast.Stmt) {
-	list := func(l []ast.Stmt) {
-		for i, st := range l {
-			l[i] = fix(st)
-		}
-	}
-	ast.Inspect(root, func(x ast.Node) bool {
-		switch x := x.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.BlockStmt:
-			list(x.List)
-		case *ast.CaseClause:
-			list(x.Body)
-		case *ast.CommClause:
-			list(x.Body)
-		case *ast.LabeledStmt:
-			x.Stmt = fix(x.Stmt)
-		}
-		return true
-	})
-}
+func eachStmtNoLits(root ast.Node, fix func(ast.Stmt) ast.Stmt) { walkStmts(root, false, fix) }
 
 // bindDeferReceivers binds the receivers of the deferred method calls
 // under root described above (before bindDefers).

@@ -146,7 +146,10 @@ func (s *Session) inPlace(e ast.Expr) bool {
 // eachStmt replaces every statement of root's statement lists (blocks,
 // case and select clauses, labeled statements) by fix(statement), the
 // walk the session's rewrites share.
-func eachStmt(root ast.Node, fix func(ast.Stmt) ast.Stmt) {
+func eachStmt(root ast.Node, fix func(ast.Stmt) ast.Stmt) { walkStmts(root, true, fix) }
+
+// walkStmts is eachStmt, entering function literals when lits is set.
+func walkStmts(root ast.Node, lits bool, fix func(ast.Stmt) ast.Stmt) {
 	list := func(l []ast.Stmt) {
 		for i, st := range l {
 			l[i] = fix(st)
@@ -154,6 +157,8 @@ func eachStmt(root ast.Node, fix func(ast.Stmt) ast.Stmt) {
 	}
 	ast.Inspect(root, func(x ast.Node) bool {
 		switch x := x.(type) {
+		case *ast.FuncLit:
+			return lits
 		case *ast.BlockStmt:
 			list(x.List)
 		case *ast.CaseClause:

@@ -291,41 +291,6 @@ func paramType(fs *funcScope, name string) ast.Expr {
 	return nil
 }
 
-// declares reports whether name is declared anywhere under n.
-func declares(n ast.Node, name string) bool {
-	found := false
-	ast.Inspect(n, func(x ast.Node) bool {
-		switch x := x.(type) {
-		case *ast.Field:
-			for _, id := range x.Names {
-				found = found || id.Name == name
-			}
-		case *ast.ValueSpec:
-			for _, id := range x.Names {
-				found = found || id.Name == name
-			}
-		case *ast.AssignStmt:
-			if x.Tok == token.DEFINE {
-				for _, l := range x.Lhs {
-					if id, ok := l.(*ast.Ident); ok && id.Name == name {
-						found = true
-					}
-				}
-			}
-		case *ast.RangeStmt:
-			if x.Tok == token.DEFINE {
-				for _, e := range []ast.Expr{x.Key, x.Value} {
-					if id, ok := e.(*ast.Ident); ok && id.Name == name {
-						found = true
-					}
-				}
-			}
-		}
-		return !found
-	})
-	return found
-}
-
 // elemTypes returns the type expressions of the yield function's
 // parameters of the iterator x, or ok false when x is not one the session
 // can tell.

@@ -101,10 +101,7 @@ type Session struct {
 	trace *traceWriter
 	out   *display.Output // the display package's destination in this session
 
-	mu sync.Mutex // held by Eval, Reset, Vars
-	// saved holds, while restoreVars runs, the values a unit that failed
-	// to compile had redefined (read by the runtime's Saved).
-	saved  map[string]reflect.Value
+	mu     sync.Mutex // held by Eval, Reset, Vars
 	in     *interp.Interpreter
 	zombie atomic.Pointer[execution] // an interrupted run still inside compiled code (set and cleared under mu)
 	at     atomic.Int64              // position of the top-level statement running (markStmts), line<<20 | column
@@ -205,7 +202,7 @@ func (s *Session) goPanic(v any, where string) {
 		v = rv.Interface()
 	}
 	goStack := stack()
-	pe := &PanicError{Value: v, Stack: s.trace.take(goid()), GoStack: goStack, Goroutine: where, Hint: nilHint(v, goStack)}
+	pe := &PanicError{Value: goRuntimeError(v, goStack), Stack: s.trace.take(goid()), GoStack: goStack, Goroutine: where, Hint: nilHint(v, goStack)}
 	s.gmu.Lock()
 	defer s.gmu.Unlock()
 	if c := s.cur; c != nil {
@@ -309,7 +306,6 @@ func (s *Session) init() error {
 		"Print":   reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, false, args) }),
 		"Println": reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
 		"Clear":   reflect.ValueOf(rtClear),
-		"Saved":   reflect.ValueOf(func(name string) any { return s.saved[name].Interface() }),
 	}
 	rt["Recovered"] = reflect.ValueOf(rtRecovered) // gosem_recover.go
 	rt["Error"] = reflect.ValueOf((*error)(nil))   // gosem_tswitch.go
@@ -404,8 +400,12 @@ func (s *Session) Eval(ctx context.Context, src string) (Result, error) {
 // if any, runs), and returns the display of its final expression statement.
 // name is the file name in error positions ("In[3]", "train.go").
 //
-// The error is a *CompileError (nothing of the failing unit ran; earlier
-// declarations and statements of the cell did), a *PanicError, or an
+// The error is a *CompileError (nothing of the failing unit ran, and it
+// declared nothing: no new names, the session variables it declares again
+// keep their types and values; earlier imports, declarations and
+// statements of the cell did run), a *PanicError (the statements before the
+// panic ran, as in Go; its Value is a *RuntimeError with Go's text for a
+// run-time error the interpreter raised through package reflect), or an
 // *InterruptedError when ctx is cancelled: the interpreted code is then
 // stopped at its next step and engine loops at their next batch (runctx),
 // and Eval waits up to Options.InterruptGrace for that, so the session is
@@ -499,6 +499,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if err != nil {
 			return Result{}, compileError(err)
 		}
+		if err := s.undefinedPackage(fset, f); err != nil {
+			return Result{}, err
+		}
 		if err := s.needGoSources(f); err != nil {
 			return Result{}, err
 		}
@@ -528,6 +531,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		f, err := parser.ParseFile(fset, name, declPrefix+lineDirective(line, col)+text, parser.DeclarationErrors)
 		if err != nil {
 			return Result{}, compileError(err)
+		}
+		if err := s.undefinedPackage(fset, f); err != nil {
+			return Result{}, err
 		}
 		if err := s.needGoSources(f); err != nil {
 			return Result{}, err
@@ -566,6 +572,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		return Result{}, eofError(compileError(err), line+strings.Count(text, "\n")+1)
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
+	if err := s.undefinedPackage(fset, body); err != nil {
+		return Result{}, err
+	}
 	if err := s.checkArity(ctx, body); err != nil {
 		return Result{}, err
 	}
@@ -866,6 +875,12 @@ func (s *Session) compileRun(ctx context.Context, n ast.Node, src string) (refle
 // message through the standard logger; while compiling, that logger writes
 // into a buffer, passed on afterwards unless it only holds that message.
 func (s *Session) compile(n ast.Node, src string) (prog *interp.Program, err error) {
+	snap := snapshot(s.in)
+	defer func() {
+		if err != nil {
+			snap.restore() // a failed compile declares nothing (atomic.go)
+		}
+	}()
 	prev := log.Writer()
 	var logged bytes.Buffer
 	log.SetOutput(&logged)
@@ -1096,7 +1111,7 @@ func (s *Session) finished(ctx context.Context, e *execution, prog *interp.Progr
 		if rv, ok := val.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
 			val = rv.Interface() // interpreted panics carry a reflect.Value
 		}
-		return reflect.Value{}, &PanicError{Value: val, Stack: fixFrames(frames, s.at.Load()), GoStack: p.Stack, Hint: nilHint(val, p.Stack)}
+		return reflect.Value{}, &PanicError{Value: goRuntimeError(val, p.Stack), Stack: fixFrames(frames, s.at.Load()), GoStack: p.Stack, Hint: nilHint(val, p.Stack)}
 	}
 	return reflect.Value{}, compileError(e.err)
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/scanner"
+	"go/token"
 	"io"
 	"os"
 	"os/signal"
@@ -55,8 +57,9 @@ func HistoryPath() string {
 
 // RunShell runs the terminal shell on s until :quit or Ctrl-D (nil
 // error). Input accumulates while IsComplete says it is incomplete (a
-// continuation prompt is shown); Ctrl-C during an evaluation interrupts it,
-// and at the prompt clears the input. Errors are printed and the shell goes
+// continuation prompt is shown), and a :command typed on a continuation
+// line abandons it and runs; Ctrl-C during an evaluation interrupts it,
+// and at the prompt (also with the completion list shown) clears the input. Errors are printed and the shell goes
 // on. When In is not a terminal, RunShell is RunLines: it stops at the first
 // error and returns it.
 func RunShell(s *Session, opts ShellOptions) error {
@@ -99,7 +102,7 @@ func RunShell(s *Session, opts ShellOptions) error {
 			hist = ""
 		}
 	}
-	rl, err := readline.NewEx(&readline.Config{
+	rl, err := newLineEditor(&readline.Config{
 		Prompt:            Prompt,
 		HistoryFile:       hist,
 		HistorySearchFold: true,
@@ -145,9 +148,45 @@ func RunShell(s *Session, opts ShellOptions) error {
 		}
 	}()
 
-	var lines []string
+	return shellLoop(s, rl, opts.Out, opts.Err, func(c context.CancelFunc) {
+		curMu.Lock()
+		cur = c
+		curMu.Unlock()
+	})
+}
+
+// newLineEditor starts readline with cfg, where Ctrl-C also abandons the
+// input while a completion list is shown: readline v1.5.1 only closes the
+// list then, leaving the line (and the shell's pending input) as it was.
+func newLineEditor(cfg *readline.Config) (*readline.Instance, error) {
+	var rl *readline.Instance
+	filter := cfg.FuncFilterInputRune
+	cfg.FuncFilterInputRune = func(r rune) (rune, bool) {
+		if filter != nil {
+			var ok bool
+			if r, ok = filter(r); !ok {
+				return r, false
+			}
+		}
+		// The filter runs on readline's input loop, the only goroutine
+		// that reads or changes the completion state.
+		if r == readline.CharInterrupt && rl != nil && rl.Operation.IsInCompleteMode() {
+			rl.Operation.ExitCompleteMode(false) // then Ctrl-C is an interrupt: ErrInterrupt, line cleared
+		}
+		return r, true
+	}
+	var err error
+	rl, err = readline.NewEx(cfg)
+	return rl, err
+}
+
+// shellLoop is the interactive shell's read-eval-print loop on rl, until
+// :quit or Ctrl-D (nil) or a read error. setCur is given the running
+// cell's cancel function (nil when it ends), for the SIGINT handler.
+func shellLoop(s *Session, rl *readline.Instance, out, errOut io.Writer, setCur func(context.CancelFunc)) error {
+	var in pendingInput
 	for {
-		if len(lines) == 0 {
+		if in.empty() {
 			rl.SetPrompt(Prompt)
 		} else {
 			rl.SetPrompt(ContinuationPrompt)
@@ -158,48 +197,85 @@ func RunShell(s *Session, opts ShellOptions) error {
 			// Ctrl-C at the prompt also stops the goroutines earlier
 			// cells left running.
 			s.Interrupt()
-			lines = nil
+			in = pendingInput{}
 			continue
 		case errors.Is(err, io.EOF):
-			if len(lines) > 0 {
-				lines = nil
-				fmt.Fprintln(opts.Out)
+			if !in.empty() {
+				in = pendingInput{}
+				fmt.Fprintln(out)
 				continue
 			}
 			return nil
 		case err != nil:
 			return fmt.Errorf("repl: reading input: %w", err)
 		}
-		lines = append(lines, line)
-		src := strings.Join(lines, "\n")
-		if status, _ := IsComplete(src); status == Incomplete {
+		src, ready := in.add(line)
+		if !ready {
 			continue
 		}
-		lines = nil
 		if strings.TrimSpace(src) == "" {
 			continue
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		curMu.Lock()
-		cur = cancel
-		curMu.Unlock()
-		res, err := evalOrCommand(ctx, s, src, opts.Out)
-		curMu.Lock()
-		cur = nil
-		curMu.Unlock()
+		setCur(cancel)
+		res, err := evalOrCommand(ctx, s, src, out)
+		setCur(nil)
 		cancel()
 		// Output without a final newline would sit where the next
 		// prompt is drawn, and readline redraws over it.
-		endLines(opts.Out, opts.Err)
+		endLines(out, errOut)
 		if errors.Is(err, ErrQuit) {
 			return nil
 		}
 		if err != nil {
-			PrintError(opts.Err, err)
+			PrintError(errOut, err)
 			continue
 		}
 		if res.Text != "" {
-			fmt.Fprintln(opts.Out, res.Text)
+			fmt.Fprintln(out, res.Text)
+		}
+	}
+}
+
+// pendingInput accumulates the lines of one input until IsComplete says
+// it is complete. A :command typed on a continuation line (`:quit` after
+// an unfinished `func f() {`) abandons the unfinished input and is the
+// input, unless that line is inside a raw string or a comment the input
+// left open, where it is text.
+type pendingInput struct{ lines []string }
+
+func (p *pendingInput) empty() bool { return len(p.lines) == 0 }
+
+// add appends line and returns the input and true when it is complete
+// (the buffer is then empty again), or "" and false.
+func (p *pendingInput) add(line string) (string, bool) {
+	if len(p.lines) > 0 && IsCommand(line) && !openLiteral(strings.Join(p.lines, "\n")) {
+		p.lines = nil
+		return line, true
+	}
+	p.lines = append(p.lines, line)
+	src := strings.Join(p.lines, "\n")
+	if status, _ := IsComplete(src); status == Incomplete {
+		return "", false
+	}
+	p.lines = nil
+	return src, true
+}
+
+// openLiteral reports whether src ends inside a raw string literal or a
+// general comment.
+func openLiteral(src string) bool {
+	fset := token.NewFileSet()
+	var open bool
+	var sc scanner.Scanner
+	sc.Init(fset.AddFile("", -1, len(src)), []byte(src), func(_ token.Position, msg string) {
+		if strings.Contains(msg, "not terminated") {
+			open = true
+		}
+	}, scanner.ScanComments)
+	for {
+		if _, t, _ := sc.Scan(); t == token.EOF {
+			return open
 		}
 	}
 }

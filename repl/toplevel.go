@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
-	"maps"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -282,79 +280,9 @@ func topLevelFailure(err error) int {
 // compileFix compiles n like compile and, when that fails on a top-level
 // define yaegi cannot compile (points 2 and 3 above), rewrites the defines it
 // can and compiles again, or returns an error that says what to write
-// instead.
+// instead. A failed compile leaves the session's names as they were
+// (compile restores yaegi's scopes, atomic.go).
 func (s *Session) compileFix(ctx context.Context, n ast.Node, src string) (*interp.Program, error) {
-	saved := s.saveVars(n)
-	prog, err := s.compileFixed(ctx, n, src)
-	if err != nil {
-		s.restoreVars(saved, n.Pos())
-	}
-	return prog, err
-}
-
-// A unit that fails to compile has already redefined, in yaegi's scope,
-// the session variables it declares (with a fresh zero value, or another
-// type): "model := nn.NewGraphSAGE(...); model.Frward(...)" would lose
-// the trained model to a typo. saveVars keeps the values of the session
-// variables n declares again; restoreVars defines them again after a
-// failed compile, each with its old type and value (through the runtime's
-// Saved), when the session can write that type.
-func (s *Session) saveVars(n ast.Node) (saved map[string]reflect.Value) {
-	names := topNames(n)
-	if len(names) == 0 {
-		return nil
-	}
-	defer func() {
-		if recover() != nil { // a symbol without its frame slot: see restoreVars
-			saved = nil
-		}
-	}()
-	for name, v := range s.in.Globals() {
-		if !names[name] || !v.IsValid() {
-			continue
-		}
-		c := reflect.New(v.Type()).Elem()
-		c.Set(v)
-		if saved == nil {
-			saved = map[string]reflect.Value{}
-		}
-		saved[name] = c
-	}
-	return saved
-}
-
-func (s *Session) restoreVars(saved map[string]reflect.Value, pos token.Pos) {
-	if len(saved) == 0 {
-		// Executing a program gives the symbols the failed unit defined
-		// their frame slots (Globals would fail on them).
-		if prog, err := s.in.CompileAST(&ast.File{Name: &ast.Ident{Name: "main"}}); err == nil {
-			s.in.Execute(prog)
-		}
-		return
-	}
-	var assigns []ast.Stmt
-	id := func(name string) *ast.Ident { return &ast.Ident{NamePos: pos, Name: name} }
-	for _, name := range slices.Sorted(maps.Keys(saved)) {
-		te := s.typeExpr(saved[name].Type(), pos)
-		if te == nil {
-			continue // a type the session cannot write: left as the failed unit made it
-		}
-		get := &ast.CallExpr{Fun: &ast.SelectorExpr{X: id(rtName), Sel: id("Saved")}, Lparen: pos, Rparen: pos,
-			Args: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)}}}
-		assigns = append(assigns, &ast.AssignStmt{Lhs: []ast.Expr{id(name)}, TokPos: pos, Tok: token.DEFINE,
-			Rhs: []ast.Expr{&ast.TypeAssertExpr{X: get, Lparen: pos, Type: te, Rparen: pos}}})
-	}
-	s.saved = saved
-	defer func() { s.saved = nil }()
-	if len(assigns) > 0 {
-		if prog, err := s.in.CompileAST(&ast.BlockStmt{Lbrace: pos, List: assigns, Rbrace: pos}); err == nil {
-			s.in.Execute(prog)
-		}
-	}
-}
-
-// compileFixed is compileFix without the restoring of variables.
-func (s *Session) compileFixed(ctx context.Context, n ast.Node, src string) (*interp.Program, error) {
 	prog, err := s.compile(n, src)
 	kind := 0
 	if err != nil {

@@ -1,0 +1,41 @@
+package repl
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestUndefinedPackageInType: a type naming a package the session has not
+// imported is Go's compile error "undefined: P" at the package name
+// (yaegi dereferenced a nil type, traefik/yaegi#1636), and the cell
+// declares nothing; once imported, the same cell works.
+func TestUndefinedPackageInType(t *testing.T) {
+	s, _, _ := newSession(t)
+	for _, c := range []struct{ src, want string }{
+		{"var sb strings.Builder", "input:1:8: undefined: strings"},
+		{"q := strings.Builder{}", "input:1:6: undefined: strings"},
+		{"var pq *strings.Builder", "input:1:9: undefined: strings"},
+		{"func ff(b bytes.Buffer) {}", "input:1:11: undefined: bytes"},
+		{"type W struct{ b bytes.Buffer }", "input:1:18: undefined: bytes"},
+		{"m := map[string]*bytes.Buffer{}", "input:1:18: undefined: bytes"},
+		{"func g() []bytes.Buffer { return nil }", "input:1:12: undefined: bytes"},
+		{"var x any = 1\n_, ok := x.(*bytes.Buffer)", "input:2:14: undefined: bytes"},
+	} {
+		_, err := s.Eval(context.Background(), c.src)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q: error %v, want %s", c.src, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "nil pointer") {
+			t.Errorf("%q: %v", c.src, err)
+		}
+	}
+	if _, err := s.Eval(context.Background(), "sb"); err == nil {
+		t.Error("sb declared by a cell that failed to compile")
+	}
+	// A local name shadowing nothing imported is not flagged; an import in
+	// the same cell counts.
+	if got := eval(t, s, "import \"strings\"\nvar sb strings.Builder\nsb.WriteString(\"hi\")\nsb.String()"); got != `"hi"` {
+		t.Errorf("after import: %s", got)
+	}
+}
