@@ -118,8 +118,10 @@ type heteroEdgeSpec struct {
 // (NumEdgesOf(etype)) int64 ids in range; ReverseETypes or ReverseEIDs with
 // another mode; an inner sampler that cannot exclude edges (not a
 // HeteroExcludingSampler) with an Exclude mode; an invalid negative
-// sampler (k <= 0 or more than the nodes of an edge type's destination
-// type, naming it); and NewHeteroDataLoader's option errors.
+// sampler for an edge type of eids (k <= 0 or more than the nodes of its
+// destination type, naming both); and NewHeteroDataLoader's option errors.
+// A negative sampler returning pairs of other lengths or ids out of range
+// ends the epoch with an error (Err).
 func NewHeteroEdgeDataLoader(g *graph.Graph, eids map[string]*tensor.Tensor, sampler *HeteroEdgePredictionSampler, opts LoaderOptions) (*HeteroDataLoader, error) {
 	const name = "sampling.NewHeteroEdgeDataLoader"
 	if g == nil || sampler == nil {
