@@ -38,6 +38,16 @@
 // (Exclude "self") or without them and their reverses ("reverse_id", with
 // ReverseEIDs) through an ExcludingSampler such as NeighborSampler.
 //
+// NewHeteroEdgeDataLoader does the same on a heterograph over {etype:
+// eids} (a HeteroEdgePredictionSampler around a HeteroSampler): the pair
+// graphs are heterographs with every edge type, the blocks heterogeneous,
+// and Exclude may also be "reverse_types" (the batch's edges and the same
+// ids of their reverse edge types, ReverseETypes) or "reverse_id" with
+// per-edge-type ReverseEIDs, through a HeteroExcludingSampler
+// (NeighborSampler, HeteroNeighborSampler); the negatives of each edge
+// type come from a HeteroNegativeSampler (PerSourceUniform(k),
+// GlobalUniform(k)) over its endpoint types.
+//
 // # Randomness
 //
 // Sampling is deterministic and independent of batching and of the number

@@ -101,6 +101,7 @@ type heteroPrepared struct {
 	ces     []graph.CanonicalEType
 	si, di  []int         // per relation: source and destination type index
 	adjs    []*tensor.Adj // per relation: in-adjacency
+	owners  [][]int64     // per relation: the destination id of each edge
 	weights [][]float32   // per relation, or nil
 	fans    [][]int       // [layer][relation]
 	numN    []int         // node count per type
@@ -137,6 +138,8 @@ func prepareHetero(name string, g *graph.Graph, fans [][]int, edgeDir, prob stri
 		p.di = append(p.di, idx[ce.Dst])
 		key := ce.String()
 		p.adjs = append(p.adjs, g.AdjOf(key))
+		_, od := g.EdgesOf(key)
+		p.owners = append(p.owners, od.Int64s())
 		var w []float32
 		used := false
 		for _, f := range fans {
@@ -338,7 +341,7 @@ func (s HeteroNeighborSampler) SampleHeteroBlocks(g *graph.Graph, seeds map[stri
 	if err != nil {
 		return nil, err
 	}
-	return p.sample(dst, epochSeed)
+	return p.sample(dst, epochSeed, nil)
 }
 
 // SampleHeteroBlocks is HeteroNeighborSampler.SampleHeteroBlocks with
@@ -354,7 +357,7 @@ func (s NeighborSampler) SampleHeteroBlocks(g *graph.Graph, seeds map[string][]i
 	if err != nil {
 		return nil, err
 	}
-	return p.sample(dst, epochSeed)
+	return p.sample(dst, epochSeed, nil)
 }
 
 // seedLists checks seeds and returns them per node type index.
@@ -383,13 +386,20 @@ func (p *heteroPrepared) seedLists(name string, seeds map[string][]int64) ([][]i
 // NeighborSampler does.
 func relKey(lk uint64, r int) uint64 { return lk ^ mix64(uint64(r)*golden) }
 
-// sample runs the layers over valid seeds (per node type index).
-func (p *heteroPrepared) sample(seeds [][]int64, epochSeed uint64) ([]*graph.HeteroBlock, error) {
+// sample runs the layers over valid seeds (per node type index), without
+// the (valid) edges excl[r] of each relation r (excl may be nil).
+func (p *heteroPrepared) sample(seeds [][]int64, epochSeed uint64, excl [][]int64) ([]*graph.HeteroBlock, error) {
 	ws := getWorkspace(p.total)
 	defer func() {
 		ws.account()
 		putWorkspace(ws)
 	}()
+	xs := make([]*exclusion, len(p.ces))
+	for r, ex := range excl {
+		if len(ex) > 0 {
+			xs[r] = newExclusion(p.adjs[r], p.owners[r], ex)
+		}
+	}
 	nt, nr := len(p.ntypes), len(p.ces)
 	blocks := make([]*graph.HeteroBlock, len(p.fans))
 	dst := seeds
@@ -425,7 +435,7 @@ func (p *heteroPrepared) sample(seeds [][]int64, epochSeed uint64) ([]*graph.Het
 				continue
 			}
 			c := &layerSpec{adj: p.adjs[r], weights: p.weights[r], probName: p.prob, fanout: f,
-				replace: p.replace, key: relKey(lk, r)}
+				replace: p.replace, key: relKey(lk, r), excl: xs[r]}
 			indptr, nbr, eids, e := pickLayer(ws, c, d)
 			if e != nil {
 				err = e
@@ -481,4 +491,104 @@ func (p *heteroPrepared) sample(seeds [][]int64, epochSeed uint64) ([]*graph.Het
 		dst = src
 	}
 	return blocks, nil
+}
+
+// newExclusion returns the exclusion marks of the edges excl (valid ids of
+// a's edges; owner[e] is the node whose list in a holds edge e), freshly
+// allocated (a heterograph has one per relation).
+func newExclusion(a *tensor.Adj, owner, excl []int64) *exclusion {
+	x := &exclusion{edges: make([]uint64, (a.NumEdges()+63)/64), nodes: make([]uint64, (a.NumDst+63)/64)}
+	for _, e := range excl {
+		x.edges[e>>6] |= 1 << (e & 63)
+		v := owner[e]
+		x.nodes[v>>6] |= 1 << (v & 63)
+	}
+	return x
+}
+
+// HeteroExcludingSampler is a HeteroSampler that can sample as if some
+// edges were removed from the heterograph (the exclude_eids argument of
+// DGL's BlockSampler.sample_blocks, a dict {etype: eids}), as the
+// heterograph edge DataLoader needs for its Exclude modes. NeighborSampler
+// and HeteroNeighborSampler are HeteroExcludingSamplers.
+type HeteroExcludingSampler interface {
+	HeteroSampler
+	// SampleHeteroBlocksExcluding is SampleHeteroBlocks on g without the
+	// edges exclude[etype] (edge ids within that edge type, repeats
+	// allowed; keys as the fanout maps accept: an edge type name, the
+	// canonical String form or "src:etype:dst").
+	SampleHeteroBlocksExcluding(g *graph.Graph, seeds map[string][]int64, epochSeed uint64, exclude map[string][]int64) ([]*graph.HeteroBlock, error)
+}
+
+var (
+	_ HeteroExcludingSampler = NeighborSampler{}
+	_ HeteroExcludingSampler = HeteroNeighborSampler{}
+)
+
+// resolveExclusion turns exclude (etype key -> edge ids) into per-relation
+// lists, checking the keys and the ids.
+func (p *heteroPrepared) resolveExclusion(name string, g *graph.Graph, exclude map[string][]int64) ([][]int64, error) {
+	if len(exclude) == 0 {
+		return nil, nil
+	}
+	out := make([][]int64, len(p.ces))
+	keys := make([]string, 0, len(exclude))
+	for k := range exclude {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		r, err := matchEType(p.ces, k)
+		if err != nil {
+			return nil, fmt.Errorf("%s: exclude: %w", name, err)
+		}
+		ne := int64(len(p.owners[r]))
+		for i, e := range exclude[k] {
+			if e < 0 || e >= ne {
+				return nil, fmt.Errorf("%s: exclude[%q]: edge id %d (position %d) is outside [0, %d): %w", name, k, e, i, ne, ErrArgument)
+			}
+		}
+		out[r] = append(out[r], exclude[k]...)
+	}
+	return out, nil
+}
+
+// SampleHeteroBlocksExcluding is SampleHeteroBlocks with the edges
+// exclude[etype] (edge ids within each edge type) removed from g first, as
+// DGL's sample_neighbors(exclude_edges={etype: eids}): an excluded edge is
+// never sampled, and a node that has some draws from its remaining edges.
+// Nodes without an excluded edge are sampled exactly as by
+// SampleHeteroBlocks with the same epochSeed. Errors: those of
+// SampleHeteroBlocks, an unknown or ambiguous edge type key, an excluded
+// id outside [0, NumEdgesOf(etype)) (naming both).
+func (s HeteroNeighborSampler) SampleHeteroBlocksExcluding(g *graph.Graph, seeds map[string][]int64, epochSeed uint64, exclude map[string][]int64) ([]*graph.HeteroBlock, error) {
+	const name = "sampling.HeteroNeighborSampler.SampleHeteroBlocksExcluding"
+	p, err := s.prepare(name, g)
+	if err != nil {
+		return nil, err
+	}
+	return p.sampleExcluding(name, g, seeds, epochSeed, exclude)
+}
+
+// SampleHeteroBlocksExcluding is HeteroNeighborSampler's with fanout
+// Fanouts[i] for every edge type in layer i.
+func (s NeighborSampler) SampleHeteroBlocksExcluding(g *graph.Graph, seeds map[string][]int64, epochSeed uint64, exclude map[string][]int64) ([]*graph.HeteroBlock, error) {
+	const name = "sampling.NeighborSampler.SampleHeteroBlocksExcluding"
+	p, err := s.heteroPrepare(name, g)
+	if err != nil {
+		return nil, err
+	}
+	return p.sampleExcluding(name, g, seeds, epochSeed, exclude)
+}
+
+func (p *heteroPrepared) sampleExcluding(name string, g *graph.Graph, seeds map[string][]int64, epochSeed uint64, exclude map[string][]int64) ([]*graph.HeteroBlock, error) {
+	dst, err := p.seedLists(name, seeds)
+	if err != nil {
+		return nil, err
+	}
+	x, err := p.resolveExclusion(name, g, exclude)
+	if err != nil {
+		return nil, err
+	}
+	return p.sample(dst, epochSeed, x)
 }

@@ -26,6 +26,10 @@ type heteroSource struct {
 	// the store of storeNames[j] for node type k, nil where it has none.
 	storeNames []string
 	stores     [][]featstore.Store
+	// edge is set for a heterograph edge DataLoader
+	// (NewHeteroEdgeDataLoader): seeds are then typed edge ids encoded as
+	// edge.eoff[relation] + id.
+	edge *heteroEdgeSpec
 }
 
 // HeteroDataLoader iterates over minibatches of seed nodes of one or more
@@ -80,29 +84,12 @@ type HeteroDataLoader struct {
 // type of a fanout map), and NewDataLoader's option errors.
 func NewHeteroDataLoader(g *graph.Graph, seeds map[string]*tensor.Tensor, sampler HeteroSampler, opts LoaderOptions) (*HeteroDataLoader, error) {
 	const name = "sampling.NewHeteroDataLoader"
-	if g == nil {
-		return nil, fmt.Errorf("%s: the graph is nil: %w", name, ErrArgument)
-	}
-	if sampler == nil {
-		return nil, fmt.Errorf("%s: the sampler is nil: %w", name, ErrArgument)
-	}
-	if len(seeds) == 0 {
+	if len(seeds) == 0 && g != nil && sampler != nil {
 		return nil, fmt.Errorf("%s: no seeds; give {node type: ids}: %w", name, ErrArgument)
 	}
-	opts, err := checkLoaderOptions(name, opts)
+	h, opts, err := newHeteroSource(name, g, sampler, opts)
 	if err != nil {
 		return nil, err
-	}
-	if opts.PinMemory && strings.HasPrefix(opts.Device, "cuda") {
-		return nil, fmt.Errorf("%s: PinMemory is not supported on heterographs yet; leave it off (batches are copied to %s synchronously): %w", name, opts.Device, ErrArgument)
-	}
-	if len(opts.NodeFeatStores) > 0 {
-		return nil, fmt.Errorf("%s: NodeFeatStores holds one store for a homogeneous graph; on a heterograph use HeteroNodeFeatStores (a featstore.PerType per name) or PrefetchNodeFeats: %w", name, ErrArgument)
-	}
-	h := &heteroSource{sampler: sampler, ntypes: g.NTypes(), ces: g.CanonicalETypes()}
-	h.offsets = make([]int64, len(h.ntypes)+1)
-	for k, nt := range h.ntypes {
-		h.offsets[k+1] = h.offsets[k] + int64(g.NumNodesOf(nt))
 	}
 	keys := make([]string, 0, len(seeds))
 	for k := range seeds {
@@ -148,13 +135,51 @@ func NewHeteroDataLoader(g *graph.Graph, seeds map[string]*tensor.Tensor, sample
 		}
 		seedTypes = append(seedTypes, k)
 	}
-	if v, ok := sampler.(interface{ ValidateHetero(*graph.Graph) error }); ok {
+	if err := h.setup(name, g, opts, seedTypes); err != nil {
+		return nil, err
+	}
+	s := &source{g: g, seeds: all, opts: opts, het: h}
+	return &HeteroDataLoader{dl: loaderOver(s)}, nil
+}
+
+// newHeteroSource checks the graph, the sampler and the options common to
+// the heterograph loaders and returns the source's type tables.
+func newHeteroSource(name string, g *graph.Graph, sampler HeteroSampler, opts LoaderOptions) (*heteroSource, LoaderOptions, error) {
+	if g == nil {
+		return nil, opts, fmt.Errorf("%s: the graph is nil: %w", name, ErrArgument)
+	}
+	if sampler == nil {
+		return nil, opts, fmt.Errorf("%s: the sampler is nil: %w", name, ErrArgument)
+	}
+	opts, err := checkLoaderOptions(name, opts)
+	if err != nil {
+		return nil, opts, err
+	}
+	if opts.PinMemory && strings.HasPrefix(opts.Device, "cuda") {
+		return nil, opts, fmt.Errorf("%s: PinMemory is not supported on heterographs yet; leave it off (batches are copied to %s synchronously): %w", name, opts.Device, ErrArgument)
+	}
+	if len(opts.NodeFeatStores) > 0 {
+		return nil, opts, fmt.Errorf("%s: NodeFeatStores holds one store for a homogeneous graph; on a heterograph use HeteroNodeFeatStores (a featstore.PerType per name) or PrefetchNodeFeats: %w", name, ErrArgument)
+	}
+	h := &heteroSource{sampler: sampler, ntypes: g.NTypes(), ces: g.CanonicalETypes()}
+	h.offsets = make([]int64, len(h.ntypes)+1)
+	for k, nt := range h.ntypes {
+		h.offsets[k+1] = h.offsets[k] + int64(g.NumNodesOf(nt))
+	}
+	return h, opts, nil
+}
+
+// setup validates the sampler against g and binds the data to prefetch
+// (opts); seedTypes are the indices of the node types whose nodes end the
+// last block (the types labels are gathered for).
+func (h *heteroSource) setup(name string, g *graph.Graph, opts LoaderOptions, seedTypes []int) error {
+	if v, ok := h.sampler.(interface{ ValidateHetero(*graph.Graph) error }); ok {
 		if err := v.ValidateHetero(g); err != nil {
-			return nil, err
+			return err
 		}
-	} else if v, ok := sampler.(interface{ Validate(*graph.Graph) error }); ok {
+	} else if v, ok := h.sampler.(interface{ Validate(*graph.Graph) error }); ok {
 		if err := v.Validate(g); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	dev := opts.Device
@@ -171,13 +196,13 @@ func NewHeteroDataLoader(g *graph.Graph, seeds map[string]*tensor.Tensor, sample
 			if g.HasNDataOf(nt, n) {
 				t := g.NDataOf(nt, n)
 				if err := hostData("PrefetchNodeFeats", n, t); err != nil {
-					return nil, err
+					return err
 				}
 				per[k], found = t.Detach(), true
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("%s: PrefetchNodeFeats: no node type has node data %q: %w", name, n, ErrArgument)
+			return fmt.Errorf("%s: PrefetchNodeFeats: no node type has node data %q: %w", name, n, ErrArgument)
 		}
 		h.nodeFeats = append(h.nodeFeats, per)
 	}
@@ -186,11 +211,11 @@ func NewHeteroDataLoader(g *graph.Graph, seeds map[string]*tensor.Tensor, sample
 		for _, k := range seedTypes {
 			nt := h.ntypes[k]
 			if !g.HasNDataOf(nt, n) {
-				return nil, fmt.Errorf("%s: PrefetchLabels: seed node type %q has no node data %q: %w", name, nt, n, ErrArgument)
+				return fmt.Errorf("%s: PrefetchLabels: seed node type %q has no node data %q: %w", name, nt, n, ErrArgument)
 			}
 			t := g.NDataOf(nt, n)
 			if err := hostData("PrefetchLabels", n, t); err != nil {
-				return nil, err
+				return err
 			}
 			per[k] = t.Detach()
 		}
@@ -203,13 +228,13 @@ func NewHeteroDataLoader(g *graph.Graph, seeds map[string]*tensor.Tensor, sample
 			if g.HasEDataOf(ce.String(), n) {
 				t := g.EDataOf(ce.String(), n)
 				if err := hostData("PrefetchEdgeFeats", n, t); err != nil {
-					return nil, err
+					return err
 				}
 				per[r], found = t.Detach(), true
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("%s: PrefetchEdgeFeats: no edge type has edge data %q: %w", name, n, ErrArgument)
+			return fmt.Errorf("%s: PrefetchEdgeFeats: no edge type has edge data %q: %w", name, n, ErrArgument)
 		}
 		h.edgeFeats = append(h.edgeFeats, per)
 	}
@@ -220,38 +245,44 @@ func NewHeteroDataLoader(g *graph.Graph, seeds map[string]*tensor.Tensor, sample
 	for _, n := range h.storeNames {
 		p := opts.HeteroNodeFeatStores[n]
 		if p == nil {
-			return nil, fmt.Errorf("%s: HeteroNodeFeatStores[%q] is nil: %w", name, n, ErrArgument)
+			return fmt.Errorf("%s: HeteroNodeFeatStores[%q] is nil: %w", name, n, ErrArgument)
 		}
 		if slices.Contains(opts.PrefetchNodeFeats, n) {
-			return nil, fmt.Errorf("%s: %q is both in HeteroNodeFeatStores and in PrefetchNodeFeats; keep one: %w", name, n, ErrArgument)
+			return fmt.Errorf("%s: %q is both in HeteroNodeFeatStores and in PrefetchNodeFeats; keep one: %w", name, n, ErrArgument)
 		}
 		per := make([]featstore.Store, len(h.ntypes))
 		for _, nt := range p.NTypes() {
 			k := sort.SearchStrings(h.ntypes, nt)
 			if k >= len(h.ntypes) || h.ntypes[k] != nt {
-				return nil, fmt.Errorf("%s: HeteroNodeFeatStores[%q] has a store for node type %q, which the graph does not have (have %v): %w", name, n, nt, h.ntypes, ErrArgument)
+				return fmt.Errorf("%s: HeteroNodeFeatStores[%q] has a store for node type %q, which the graph does not have (have %v): %w", name, n, nt, h.ntypes, ErrArgument)
 			}
 			st := p.Store(nt)
 			if st.NumNodes() != g.NumNodesOf(nt) {
-				return nil, fmt.Errorf("%s: HeteroNodeFeatStores[%q]: the store of node type %q has %d rows, the type %d nodes: %w", name, n, nt, st.NumNodes(), g.NumNodesOf(nt), ErrArgument)
+				return fmt.Errorf("%s: HeteroNodeFeatStores[%q]: the store of node type %q has %d rows, the type %d nodes: %w", name, n, nt, st.NumNodes(), g.NumNodesOf(nt), ErrArgument)
 			}
 			per[k] = st
 		}
 		h.stores = append(h.stores, per)
 	}
-	s := &source{g: g, seeds: all, opts: opts, het: h}
-	return &HeteroDataLoader{dl: loaderOver(s)}, nil
+	return nil
 }
 
 // produce samples batch i (its encoded seeds) and gathers its data.
 func (h *heteroSource) produce(s *source, i int, enc []int64, epochSeed uint64) (*batchResult, error) {
-	seeds := map[string][]int64{}
-	for _, v := range enc {
-		k := sort.Search(len(h.ntypes), func(k int) bool { return h.offsets[k+1] > v })
-		nt := h.ntypes[k]
-		seeds[nt] = append(seeds[nt], v-h.offsets[k])
+	var blocks []*graph.HeteroBlock
+	var pair, negPair *graph.Graph
+	var err error
+	if h.edge != nil {
+		blocks, pair, negPair, err = h.edge.sample(s.g, h, enc, epochSeed)
+	} else {
+		seeds := map[string][]int64{}
+		for _, v := range enc {
+			k := sort.Search(len(h.ntypes), func(k int) bool { return h.offsets[k+1] > v })
+			nt := h.ntypes[k]
+			seeds[nt] = append(seeds[nt], v-h.offsets[k])
+		}
+		blocks, err = h.sampler.SampleHeteroBlocks(s.g, seeds, epochSeed)
 	}
-	blocks, err := h.sampler.SampleHeteroBlocks(s.g, seeds, epochSeed)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +290,8 @@ func (h *heteroSource) produce(s *source, i int, enc []int64, epochSeed uint64) 
 		return nil, fmt.Errorf("sampling.HeteroDataLoader: the sampler returned no blocks")
 	}
 	first, last := blocks[0], blocks[len(blocks)-1]
-	b := &batchResult{index: i, hblocks: blocks, hinput: map[string]*tensor.Tensor{}, houtput: map[string]*tensor.Tensor{}}
+	b := &batchResult{index: i, hblocks: blocks, hinput: map[string]*tensor.Tensor{}, houtput: map[string]*tensor.Tensor{},
+		pair: pair, negPair: negPair}
 	for _, nt := range h.ntypes {
 		b.hinput[nt] = first.SrcNodes(nt)
 		b.houtput[nt] = last.DstNodes(nt)
@@ -394,6 +426,10 @@ func (l *HeteroDataLoader) OutputNodes() map[string]*tensor.Tensor {
 // String describes the loader in one line.
 func (l *HeteroDataLoader) String() string {
 	o := l.dl.src.opts
+	if e := l.dl.src.het.edge; e != nil {
+		return fmt.Sprintf("HeteroEdgeDataLoader(num_edges=%d, batch_size=%d, num_batches=%d, shuffle=%v, drop_last=%v, num_workers=%d, exclude=%q, negative_sampler=%v)",
+			len(l.dl.src.seeds), o.BatchSize, l.dl.Len(), o.Shuffle, o.DropLast, o.NumWorkers, e.exclude, e.neg)
+	}
 	return fmt.Sprintf("HeteroDataLoader(num_seeds=%d, batch_size=%d, num_batches=%d, shuffle=%v, drop_last=%v, num_workers=%d)",
 		len(l.dl.src.seeds), o.BatchSize, l.dl.Len(), o.Shuffle, o.DropLast, o.NumWorkers)
 }

@@ -219,3 +219,138 @@ func SampleNegativePairs(ns NegativeSampler, g *graph.Graph, eids *tensor.Tensor
 	}
 	return tensor.FromInt64(s), tensor.FromInt64(d), nil
 }
+
+// HeteroNegativeSampler draws negative node pairs for a batch of edges of
+// one edge type of a heterograph (DGL's negative samplers called on a
+// heterograph with {etype: eids}): sources of the edge type's source node
+// type, destinations of its destination node type. PerSourceUniform(k)
+// and GlobalUniform(k) are HeteroNegativeSamplers.
+type HeteroNegativeSampler interface {
+	// SampleNegativesOf returns the negative pairs for the edges eids
+	// (valid ids within etype) of g's edge type etype (a key matchEType
+	// accepts) as source ids of its source type and destination ids of its
+	// destination type. The pairs are a function of (g, etype, eids, seed).
+	SampleNegativesOf(g *graph.Graph, etype string, eids []int64, seed uint64) (src, dst []int64, err error)
+	// ValidateEType checks the sampler's options against edge type etype
+	// of g.
+	ValidateEType(g *graph.Graph, etype string) error
+}
+
+var (
+	_ HeteroNegativeSampler = PerSourceUniformSampler{}
+	_ HeteroNegativeSampler = GlobalUniformSampler{}
+)
+
+// checkKOf checks k against the destination node type of etype of g and
+// returns the canonical edge type.
+func checkKOf(name string, k int, g *graph.Graph, etype string) (graph.CanonicalEType, error) {
+	if g == nil {
+		return graph.CanonicalEType{}, fmt.Errorf("sampling.%s: the graph is nil: %w", name, ErrArgument)
+	}
+	ces := g.CanonicalETypes()
+	r, err := matchEType(ces, etype)
+	if err != nil {
+		return graph.CanonicalEType{}, fmt.Errorf("sampling.%s: %w", name, err)
+	}
+	ce := ces[r]
+	if k <= 0 {
+		return ce, fmt.Errorf("sampling.%s: k = %d negatives per edge of %s; want k >= 1: %w", name, k, ce.Key(), ErrArgument)
+	}
+	if n := g.NumNodesOf(ce.Dst); k > n {
+		return ce, fmt.Errorf("sampling.%s: k = %d negatives per edge of %s is more than the %d nodes of its destination type %q: %w",
+			name, k, ce.Key(), n, ce.Dst, ErrArgument)
+	}
+	return ce, nil
+}
+
+// ValidateEType checks that K is in [1, NumNodesOf(destination type of
+// etype)] and that g has the edge type etype.
+func (s PerSourceUniformSampler) ValidateEType(g *graph.Graph, etype string) error {
+	_, err := checkKOf("PerSourceUniform", s.K, g, etype)
+	return err
+}
+
+// SampleNegativesOf returns K pairs (u, v') per edge u -> v of eids of
+// etype, v' uniform over the destination type's nodes, with replacement,
+// edge by edge (as SampleNegatives on a homogeneous graph: the K
+// negatives of eids[i] at positions i*K .. i*K+K-1, drawn from a stream
+// keyed by (seed, e)). Errors: an unknown edge type, K outside
+// [1, NumNodesOf(dst type)], an edge id outside [0, NumEdgesOf(etype)).
+func (s PerSourceUniformSampler) SampleNegativesOf(g *graph.Graph, etype string, eids []int64, seed uint64) (src, dst []int64, err error) {
+	ce, err := checkKOf("PerSourceUniform", s.K, g, etype)
+	if err != nil {
+		return nil, nil, err
+	}
+	key := ce.String()
+	if err := checkEIDs("sampling.PerSourceUniform: edge type "+ce.Key(), eids, g.NumEdgesOf(key)); err != nil {
+		return nil, nil, err
+	}
+	gs, _ := g.EdgesOf(key)
+	us := gs.Int64s()
+	n := int64(g.NumNodesOf(ce.Dst))
+	nk := negKey(seed)
+	src = make([]int64, 0, len(eids)*s.K)
+	dst = make([]int64, 0, len(eids)*s.K)
+	for _, e := range eids {
+		st := nodeStream(nk, e)
+		for j := 0; j < s.K; j++ {
+			src = append(src, us[e])
+			dst = append(dst, st.intn(n))
+		}
+	}
+	return src, dst, nil
+}
+
+// ValidateEType checks that K is in [1, NumNodesOf(destination type of
+// etype)] and that g has the edge type etype.
+func (s GlobalUniformSampler) ValidateEType(g *graph.Graph, etype string) error {
+	_, err := checkKOf("GlobalUniform", s.K, g, etype)
+	return err
+}
+
+// SampleNegativesOf returns up to K pairs (u', v') per edge of eids of
+// etype, u' uniform over the source type's nodes and v' over the
+// destination type's, that are not edges of etype (nor self loops when
+// the two types are the same, unless AllowSelfLoops; nor repeats, unless
+// Replace), edge by edge, as SampleNegatives. Errors as
+// PerSourceUniformSampler.SampleNegativesOf.
+func (s GlobalUniformSampler) SampleNegativesOf(g *graph.Graph, etype string, eids []int64, seed uint64) (src, dst []int64, err error) {
+	ce, err := checkKOf("GlobalUniform", s.K, g, etype)
+	if err != nil {
+		return nil, nil, err
+	}
+	key := ce.String()
+	if err := checkEIDs("sampling.GlobalUniform: edge type "+ce.Key(), eids, g.NumEdgesOf(key)); err != nil {
+		return nil, nil, err
+	}
+	out, in := g.OutAdjOf(key), g.AdjOf(key)
+	ns, nd := int64(g.NumNodesOf(ce.Src)), int64(g.NumNodesOf(ce.Dst))
+	same := ce.Src == ce.Dst
+	nk := negKey(seed)
+	var seen map[[2]int64]struct{}
+	if !s.Replace {
+		seen = make(map[[2]int64]struct{}, len(eids)*s.K)
+	}
+	src = make([]int64, 0, len(eids)*s.K)
+	dst = make([]int64, 0, len(eids)*s.K)
+	for _, e := range eids {
+		st := nodeStream(nk, e)
+		got := 0
+		for try := 0; got < s.K && try < 8*s.K+16; try++ {
+			u, v := st.intn(ns), st.intn(nd)
+			if same && u == v && !s.AllowSelfLoops || hasEdge(out, in, u, v) {
+				continue
+			}
+			if seen != nil {
+				p := [2]int64{u, v}
+				if _, dup := seen[p]; dup {
+					continue
+				}
+				seen[p] = struct{}{}
+			}
+			src, dst = append(src, u), append(dst, v)
+			got++
+		}
+	}
+	return src, dst, nil
+}
