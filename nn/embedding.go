@@ -24,10 +24,15 @@ type Embedding struct {
 	// needs.
 	Sparse  bool
 	lookups []sparseLookup
+	zeros   int // ZeroSparseGrad calls so far
 }
 
-// sparseLookup is one sparse Forward: the ids and the rows' leaf.
-type sparseLookup struct{ idx, rows *tensor.Tensor }
+// sparseLookup is one sparse Forward: the ids, the rows' leaf and the
+// number of ZeroSparseGrad calls before it.
+type sparseLookup struct {
+	idx, rows *tensor.Tensor
+	zeros     int
+}
 
 // NewEmbedding returns an Embedding drawn from gen (the default generator
 // when nil). It panics with ErrOption when a size is not positive.
@@ -55,7 +60,7 @@ func (e *Embedding) Forward(idx *tensor.Tensor) *tensor.Tensor {
 	rows := tensor.IndexSelect(e.Weight.Detach(), idx)
 	if e.Training() && tensor.GradEnabled() {
 		rows.SetRequiresGrad(true)
-		e.lookups = append(e.lookups, sparseLookup{idx, rows})
+		e.lookups = append(e.lookups, sparseLookup{idx, rows, e.zeros})
 	}
 	return rows
 }
@@ -84,8 +89,25 @@ func (e *Embedding) SparseGrad() (idx, grad *tensor.Tensor) {
 	return tensor.Concat(ids, 0), tensor.Concat(gs, 0)
 }
 
-// ZeroSparseGrad forgets the sparse lookups (optim.SparseParam).
-func (e *Embedding) ZeroSparseGrad() { e.lookups = nil }
+// ZeroSparseGrad clears the sparse gradient (optim.SparseParam): it
+// forgets the lookups that have received a gradient, and those still
+// without one that were made before the previous ZeroSparseGrad (a
+// Forward whose Backward never came). A lookup made since then and awaiting
+// its Backward is kept, so zeroing between Forward and Backward (PyTorch's
+// usual order) loses nothing.
+func (e *Embedding) ZeroSparseGrad() {
+	kept := e.lookups[:0]
+	for _, l := range e.lookups {
+		if l.rows.Grad() == nil && l.zeros == e.zeros {
+			kept = append(kept, l)
+		}
+	}
+	for i := len(kept); i < len(e.lookups); i++ {
+		e.lookups[i] = sparseLookup{}
+	}
+	e.lookups = kept
+	e.zeros++
+}
 
 // String describes the Embedding as torch's repr.
 func (e *Embedding) String() string {

@@ -19,7 +19,10 @@ type SparseParam interface {
 	// that received a gradient: idx (K) int64 row ids (repeats allowed,
 	// their gradients add) and grad (K, D) float32; nil, nil when none.
 	SparseGrad() (idx, grad *tensor.Tensor)
-	// ZeroSparseGrad forgets the lookups.
+	// ZeroSparseGrad clears the gradient: SparseGrad returns nothing of
+	// the lookups made so far that have received their gradient. A lookup
+	// awaiting its Backward must be kept, so that zeroing between Forward
+	// and Backward (PyTorch's usual order) loses nothing.
 	ZeroSparseGrad()
 }
 
@@ -44,8 +47,9 @@ type SparseAdamOptions struct {
 //
 // with t counted per row, as DGL; rows not looked up keep their weights
 // and moments. The moments (2 N D float32 per table) are allocated at the
-// first Step. Tables must be float32 on the CPU. Step clears the lookups
-// (as DGL); ZeroGrad does too.
+// first Step. Tables must be float32 on the CPU. Step clears the sparse
+// gradients it applied (as DGL resets its trace), so ZeroGrad is optional;
+// ZeroGrad clears them too, and may come between Forward and Backward.
 type SparseAdam struct {
 	params []SparseParam
 	o      SparseAdamOptions
@@ -75,7 +79,8 @@ func NewSparseAdam(params []SparseParam, o SparseAdamOptions) *SparseAdam {
 	return &SparseAdam{params: append([]SparseParam(nil), params...), o: o, state: make([]sparseAdamState, len(params))}
 }
 
-// Step updates the looked-up rows of every table, then clears the lookups.
+// Step updates the looked-up rows of every table, then clears their
+// sparse gradients.
 // It panics with ErrOption for a table that is not (N, D) float32 on the
 // CPU, and with ErrIndex (from the tensor package) for a row id out of
 // range.
@@ -154,7 +159,7 @@ func (a *SparseAdam) Step() {
 	}
 }
 
-// ZeroGrad clears every table's lookups.
+// ZeroGrad clears every table's sparse gradient (SparseParam.ZeroSparseGrad).
 func (a *SparseAdam) ZeroGrad() {
 	for _, p := range a.params {
 		p.ZeroSparseGrad()
