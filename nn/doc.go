@@ -28,6 +28,16 @@
 // call, so full-graph training pays for it once. Results equal the dense
 // computation up to float32 summation order.
 //
+// Featureless node types in minibatch R-GCN: on a heterograph where only
+// some node types have features (ogbn-mag's papers), RGCNOptions.
+// NodeEmbeddings gives each other type a learnable Embedding of InFeats per
+// node (RGCN.NodeEmb, DGL's RelGraphEmbed with dgl.nn.NodeEmbedding), and
+// RGCN.ForwardBlocks looks up the rows of blocks[0]'s source nodes
+// (graph.NID) itself. These embeddings have sparse gradients
+// (Embedding.Sparse): a batch pays only for the rows it touches, which
+// optim.SparseAdam updates (RGCN.SparseParameters), while Adam updates the
+// rest (RGCN.DenseParameters).
+//
 // Activations come in two forms, as in PyTorch. The functional forms are
 // package tensor's ops (torch.nn.functional): tensor.ReLU(x),
 // tensor.LeakyReLU(x, slope), tensor.ELU(x, alpha). The module forms are

@@ -2,8 +2,10 @@ package nn
 
 import (
 	"reflect"
+	"sort"
 
 	"github.com/gnnrepl/gnnrepl/graph"
+	"github.com/gnnrepl/gnnrepl/optim"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -191,25 +193,150 @@ func checkTypedInputs(op string, blk *graph.HeteroBlock, x map[string]*tensor.Te
 // heterogeneous blocks (sampling.HeteroDataLoader), one RelGraphConv layer
 // per block (ForwardBlock): inputs maps a node type to the features of
 // blocks[0]'s source nodes of that type, (NumSrcNodes(ntype), InFeats)
-// float32 (every type with source nodes; build the model with
-// RGCNOptions.InFeats). The result maps every node type with seeds to
-// (NumDstNodes(ntype), OutFeats) for the last block. NumRels must be the
-// blocks' number of canonical edge types. This is DGL's minibatch R-GCN on
-// a heterograph (examples/graphbolt/rgcn). It panics with ErrShape when
-// the number of blocks is not the number of layers, and as ForwardBlock.
+// float32 (build the model with RGCNOptions.InFeats). Every type with
+// source nodes needs inputs, except the types of
+// RGCNOptions.NodeEmbeddings: for those the model looks up the rows
+// blocks[0].SrcData(ntype, graph.NID) (the nodes' ids in the graph) of its
+// embedding NodeEmb[ntype], whose gradient goes to those rows only
+// (optimize them with optim.NewSparseAdam(m.SparseParameters(), ...) and
+// the rest with optim.NewAdam(m.DenseParameters(), ...), DGL's recipe;
+// inputs may then be nil when every type has an embedding). The result maps
+// every node type with seeds to (NumDstNodes(ntype), OutFeats) for the last
+// block. NumRels must be the blocks' number of canonical edge types. This
+// is DGL's minibatch R-GCN on a heterograph (examples/graphbolt/rgcn,
+// examples/pytorch/rgcn-hetero entity_sample.py with RelGraphEmbed). It
+// panics with ErrShape when the number of blocks is not the number of
+// layers; with ErrOption naming the node type for one with both inputs and
+// an embedding, with neither, an embedding of a type the blocks do not
+// have, or a block without graph.NID source data; with tensor.ErrIndex naming the
+// node type for an id out of the embedding's range; and as ForwardBlock.
 func (m *RGCN) ForwardBlocks(blocks []*graph.HeteroBlock, inputs map[string]*tensor.Tensor) map[string]*tensor.Tensor {
 	const op = "RGCN.ForwardBlocks"
 	if len(blocks) != len(m.Layers) {
 		panicf(ErrShape, op, "%d blocks for %d layers", len(blocks), len(m.Layers))
 	}
-	if inputs == nil {
+	if inputs == nil && len(m.NodeEmb) == 0 {
 		panicf(ErrOption, op, "inputs are nil: minibatch R-GCN takes input features per node type (RGCNOptions.InFeats)")
 	}
 	h := inputs
+	if len(m.NodeEmb) > 0 {
+		if blocks[0] == nil {
+			panicf(ErrOption, op, "block 0 is nil")
+		}
+		h = m.embedInputs(op, blocks[0], inputs)
+	}
 	for i, l := range m.Layers {
 		h = l.ForwardBlock(blocks[i], h)
 	}
 	return h
+}
+
+// embedInputs returns inputs with the embedded rows of the featureless
+// types of blk's source nodes added (a new map; inputs is not changed).
+func (m *RGCN) embedInputs(op string, blk *graph.HeteroBlock, inputs map[string]*tensor.Tensor) map[string]*tensor.Tensor {
+	has := map[string]bool{}
+	for _, nt := range blk.NTypes() {
+		has[nt] = true
+	}
+	x := make(map[string]*tensor.Tensor, len(inputs)+len(m.NodeEmb))
+	for nt, t := range inputs {
+		x[nt] = t
+	}
+	dev := m.Layers[0].relWeights().Device()
+	for _, nt := range sortedKeys(m.NodeEmb) {
+		e := m.NodeEmb[nt]
+		if !has[nt] {
+			panicf(ErrOption, op, "node type %q has an embedding (RGCNOptions.NodeEmbeddings) but the blocks have no such type (have %v)", nt, blk.NTypes())
+		}
+		if t, ok := inputs[nt]; ok && t != nil {
+			panicf(ErrOption, op, "node type %q has both inputs and an embedding (RGCNOptions.NodeEmbeddings); give one", nt)
+		}
+		n := blk.NumSrcNodes(nt)
+		if n == 0 {
+			delete(x, nt)
+			continue
+		}
+		if !blk.HasSrcData(nt, graph.NID) {
+			panicf(ErrOption, op, "block 0 has no %q source data for node type %q: the embedding needs the nodes' ids in the graph", graph.NID, nt)
+		}
+		nid := blk.SrcData(nt, graph.NID)
+		if nid.DType() != tensor.Int64 || nid.Dim() != 1 {
+			panicf(ErrShape, op, "%q source data of node type %q must be 1-D int64, got %s%v", graph.NID, nt, nid.DType(), nid.Shape())
+		}
+		if nid.Device() == "cpu" {
+			for _, id := range nid.Int64s() {
+				if id < 0 || id >= int64(e.NumEmbeddings) {
+					panicf(tensor.ErrIndex, op, "node type %q: node id %d out of range of its embedding [0, %d) (RGCNOptions.NodeEmbeddings[%q])", nt, id, e.NumEmbeddings, nt)
+				}
+			}
+		}
+		x[nt] = onDevice(e.Forward(onDevice(nid, e.Weight.Device())), dev)
+	}
+	return x
+}
+
+// addNodeEmbeddings builds the embeddings of o.NodeEmbeddings (NewRGCN),
+// after the layers so that their weights do not depend on it: Sparse,
+// Xavier-uniform with the ReLU gain as DGL's RelGraphEmbed, registered as
+// "node_emb.<ntype>" in node type order.
+func (m *RGCN) addNodeEmbeddings(o RGCNOptions, gen *tensor.Generator) {
+	if len(o.NodeEmbeddings) == 0 {
+		return
+	}
+	if o.InFeats <= 0 {
+		panicf(ErrOption, "RGCN", "NodeEmbeddings needs InFeats (the embedding size) > 0, got %d", o.InFeats)
+	}
+	holder := &embeddingSet{}
+	m.NodeEmb = map[string]*Embedding{}
+	for _, nt := range sortedKeys(o.NodeEmbeddings) {
+		n := o.NodeEmbeddings[nt]
+		if n <= 0 {
+			panicf(ErrOption, "RGCN", "NodeEmbeddings[%q] (its number of nodes) must be positive, got %d", nt, n)
+		}
+		e := &Embedding{NumEmbeddings: n, EmbeddingDim: o.InFeats, Sparse: true}
+		e.Weight = e.param("weight", XavierUniform(tensor.Zeros(n, o.InFeats), o.InFeats, n, GainReLU, gen))
+		m.NodeEmb[nt] = e
+		holder.child(nt, e)
+	}
+	m.child("node_emb", holder)
+}
+
+// embeddingSet holds RGCN's node embeddings as one child module.
+type embeddingSet struct{ core }
+
+// SparseParameters returns the node embeddings (RGCNOptions.NodeEmbeddings)
+// in node type order, for optim.NewSparseAdam; nil without.
+func (m *RGCN) SparseParameters() []optim.SparseParam {
+	var out []optim.SparseParam
+	for _, nt := range sortedKeys(m.NodeEmb) {
+		out = append(out, m.NodeEmb[nt])
+	}
+	return out
+}
+
+// DenseParameters returns Parameters without the node embeddings' weights
+// (those SparseParameters updates), for a dense optimizer such as Adam.
+func (m *RGCN) DenseParameters() []*tensor.Tensor {
+	sparse := map[*tensor.Tensor]bool{}
+	for _, e := range m.NodeEmb {
+		sparse[e.Weight] = true
+	}
+	var out []*tensor.Tensor
+	for _, p := range m.Parameters() {
+		if !sparse[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](mp map[string]V) []string {
+	ks := make([]string, 0, len(mp))
+	for k := range mp {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // ForwardBlock is Forward on one heterogeneous block (DGL's HeteroGraphConv

@@ -44,6 +44,13 @@ type RGCNOptions struct {
 	Featureless bool
 	// Seed seeds the initial weights and dropout.
 	Seed int64
+	// NodeEmbeddings, with InFeats, gives each listed node type (node type
+	// -> its number of nodes in the graph) a learnable input embedding of
+	// InFeats per node instead of input features (RGCN.NodeEmb, sparse
+	// gradients; DGL's RelGraphEmbed / NodeEmbedding for the featureless
+	// types of ogbn-mag): ForwardBlocks then takes inputs only for the
+	// other types. See RGCN.ForwardBlocks.
+	NodeEmbeddings map[string]int
 }
 
 // RGCN is the two-layer R-GCN for entity classification of Schlichtkrull,
@@ -57,6 +64,9 @@ type RGCN struct {
 	Layers []*RelGraphConv
 	// inFeats is RGCNOptions.InFeats (0: embedding or featureless input).
 	inFeats int
+	// NodeEmb maps a featureless node type to its input embedding
+	// (RGCNOptions.NodeEmbeddings; Sparse), nil without.
+	NodeEmb map[string]*Embedding
 }
 
 // NewRGCN builds the model. It panics with ErrOption naming a size that
@@ -102,6 +112,7 @@ func NewRGCN(o RGCNOptions) *RGCN {
 		m.Layers = append(m.Layers, l)
 		m.child(fmt.Sprintf("conv%d", i+1), l)
 	}
+	m.addNodeEmbeddings(o, gen)
 	return m
 }
 

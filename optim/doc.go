@@ -1,6 +1,9 @@
 // Package optim holds gnnrepl's optimizers, following torch.optim: SGD
 // (momentum, dampening, Nesterov, weight decay), Adam (L2 weight decay,
-// AMSGrad) and AdamW (decoupled weight decay, Loshchilov & Hutter 2019).
+// AMSGrad) and AdamW (decoupled weight decay, Loshchilov & Hutter 2019),
+// and SparseAdam (DGL's dgl.optim.SparseAdam: Adam on the rows of embedding
+// tables that a step looked up, for SparseParam tables such as a sparse
+// nn.Embedding; it keeps no state dict yet).
 //
 // An optimizer holds parameter groups (torch's param_groups): lists of
 // parameters sharing a learning rate and a weight decay, which can be
