@@ -1,8 +1,6 @@
 package dist
 
-import (
-	"math"
-)
+import "github.com/gnnrepl/gnnrepl/internal/rowopt"
 
 // SparseOptions are the hyperparameters of the sparse optimizers over
 // DistEmbeddings (DGL's dgl.distributed.optim.SparseAdam / SparseAdagrad).
@@ -175,23 +173,10 @@ func (s *SparseOptimizer) Step() error {
 			v := st.v[l*int64(d) : (l+1)*int64(d)]
 			switch s.kind {
 			case "adagrad":
-				for q := range g {
-					gq := g[q] * s.scale
-					v[q] += gq * gq
-					w[q] -= float32(s.o.LR * float64(gq) / (math.Sqrt(float64(v[q])) + s.o.Eps))
-				}
+				rowopt.Adagrad(w, v, g, s.scale, s.o.LR, s.o.Eps)
 			case "adam":
 				st.step[l]++
-				t := float64(st.step[l])
-				b1, b2 := s.o.Betas[0], s.o.Betas[1]
-				c1, c2 := 1-math.Pow(b1, t), 1-math.Pow(b2, t)
-				m := st.m[l*int64(d) : (l+1)*int64(d)]
-				for q := range g {
-					gq := float64(g[q] * s.scale)
-					m[q] = float32(b1*float64(m[q]) + (1-b1)*gq)
-					v[q] = float32(b2*float64(v[q]) + (1-b2)*gq*gq)
-					w[q] -= float32(s.o.LR * (float64(m[q]) / c1) / (math.Sqrt(float64(v[q])/c2) + s.o.Eps))
-				}
+				rowopt.Adam(w, st.m[l*int64(d):(l+1)*int64(d)], v, g, s.scale, int(st.step[l]), s.o.LR, s.o.Betas[0], s.o.Betas[1], s.o.Eps)
 			}
 		}
 		s.lastUp += len(rows)

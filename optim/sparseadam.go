@@ -2,9 +2,9 @@ package optim
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
+	"github.com/gnnrepl/gnnrepl/internal/rowopt"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
 
@@ -144,17 +144,8 @@ func (a *SparseAdam) Step() {
 		sort.Slice(rows, func(i, j int) bool { return rows[i] < rows[j] })
 		for _, r := range rows {
 			st.step[r]++
-			t := float64(st.step[r])
-			c1, c2 := 1-math.Pow(b1, t), 1-math.Pow(b2, t)
-			g := sum[pos[r]*d : pos[r]*d+d]
 			off := int(r) * d
-			for j := 0; j < d; j++ {
-				gj := float64(g[j])
-				m := b1*float64(st.m[off+j]) + (1-b1)*gj
-				v := b2*float64(st.v[off+j]) + (1-b2)*gj*gj
-				st.m[off+j], st.v[off+j] = float32(m), float32(v)
-				wd[off+j] -= float32(a.o.LR * (m / c1) / (math.Sqrt(v/c2) + a.o.Eps))
-			}
+			rowopt.Adam(wd[off:off+d], st.m[off:off+d], st.v[off:off+d], sum[pos[r]*d:pos[r]*d+d], 1, int(st.step[r]), a.o.LR, b1, b2, a.o.Eps)
 		}
 	}
 }

@@ -43,7 +43,7 @@ func layer(rel string) int {
 // utility lists the leaf packages of the module any layer may import:
 // they import nothing of the module and know nothing of tensors or
 // sessions.
-var utility = map[string]bool{"internal/atomicfile": true}
+var utility = map[string]bool{"internal/atomicfile": true, "internal/rowopt": true}
 
 // allowed reports whether a package of layer from may import one of layer
 // to: never upward, and front ends only the session.
