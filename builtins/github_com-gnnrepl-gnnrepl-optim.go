@@ -23,6 +23,7 @@ func init() {
 		"NewReduceLROnPlateau": reflect.ValueOf(optim.NewReduceLROnPlateau),
 		"NewSGD":               reflect.ValueOf(optim.NewSGD),
 		"NewSequentialLR":      reflect.ValueOf(optim.NewSequentialLR),
+		"NewSparseAdam":        reflect.ValueOf(optim.NewSparseAdam),
 		"NewStepLR":            reflect.ValueOf(optim.NewStepLR),
 
 		// type definitions
@@ -44,11 +45,15 @@ func init() {
 		"SGD":                      reflect.ValueOf((*optim.SGD)(nil)),
 		"SGDOptions":               reflect.ValueOf((*optim.SGDOptions)(nil)),
 		"SequentialLR":             reflect.ValueOf((*optim.SequentialLR)(nil)),
+		"SparseAdam":               reflect.ValueOf((*optim.SparseAdam)(nil)),
+		"SparseAdamOptions":        reflect.ValueOf((*optim.SparseAdamOptions)(nil)),
+		"SparseParam":              reflect.ValueOf((*optim.SparseParam)(nil)),
 		"StepLR":                   reflect.ValueOf((*optim.StepLR)(nil)),
 
 		// interface wrapper definitions
 		"_LRScheduler": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_optim_LRScheduler)(nil)),
 		"_Optimizer":   reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_optim_Optimizer)(nil)),
+		"_SparseParam": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_optim_SparseParam)(nil)),
 	}
 }
 
@@ -102,4 +107,22 @@ func (W _github_com_gnnrepl_gnnrepl_optim_Optimizer) Step() {
 }
 func (W _github_com_gnnrepl_gnnrepl_optim_Optimizer) ZeroGrad() {
 	W.WZeroGrad()
+}
+
+// _github_com_gnnrepl_gnnrepl_optim_SparseParam is an interface wrapper for SparseParam type
+type _github_com_gnnrepl_gnnrepl_optim_SparseParam struct {
+	IValue          interface{}
+	WSparseGrad     func() (idx *tensor.Tensor, grad *tensor.Tensor)
+	WSparseWeight   func() *tensor.Tensor
+	WZeroSparseGrad func()
+}
+
+func (W _github_com_gnnrepl_gnnrepl_optim_SparseParam) SparseGrad() (idx *tensor.Tensor, grad *tensor.Tensor) {
+	return W.WSparseGrad()
+}
+func (W _github_com_gnnrepl_gnnrepl_optim_SparseParam) SparseWeight() *tensor.Tensor {
+	return W.WSparseWeight()
+}
+func (W _github_com_gnnrepl_gnnrepl_optim_SparseParam) ZeroSparseGrad() {
+	W.WZeroSparseGrad()
 }

@@ -13,20 +13,23 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/sampling/sampling"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"AsEdgePredictionSampler": reflect.ValueOf(sampling.AsEdgePredictionSampler),
-		"EpochSeed":               reflect.ValueOf(sampling.EpochSeed),
-		"ErrArgument":             reflect.ValueOf(&sampling.ErrArgument).Elem(),
-		"ErrClosed":               reflect.ValueOf(&sampling.ErrClosed).Elem(),
-		"ExcludeNone":             reflect.ValueOf(constant.MakeFromLiteral("\"\"", token.STRING, 0)),
-		"ExcludeReverseID":        reflect.ValueOf(constant.MakeFromLiteral("\"reverse_id\"", token.STRING, 0)),
-		"ExcludeSelf":             reflect.ValueOf(constant.MakeFromLiteral("\"self\"", token.STRING, 0)),
-		"GlobalUniform":           reflect.ValueOf(sampling.GlobalUniform),
-		"MaxWorkers":              reflect.ValueOf(constant.MakeFromLiteral("1024", token.INT, 0)),
-		"NewDataLoader":           reflect.ValueOf(sampling.NewDataLoader),
-		"NewEdgeDataLoader":       reflect.ValueOf(sampling.NewEdgeDataLoader),
-		"NewHeteroDataLoader":     reflect.ValueOf(sampling.NewHeteroDataLoader),
-		"PerSourceUniform":        reflect.ValueOf(sampling.PerSourceUniform),
-		"SampleNegativePairs":     reflect.ValueOf(sampling.SampleNegativePairs),
+		"AsEdgePredictionSampler":       reflect.ValueOf(sampling.AsEdgePredictionSampler),
+		"AsHeteroEdgePredictionSampler": reflect.ValueOf(sampling.AsHeteroEdgePredictionSampler),
+		"EpochSeed":                     reflect.ValueOf(sampling.EpochSeed),
+		"ErrArgument":                   reflect.ValueOf(&sampling.ErrArgument).Elem(),
+		"ErrClosed":                     reflect.ValueOf(&sampling.ErrClosed).Elem(),
+		"ExcludeNone":                   reflect.ValueOf(constant.MakeFromLiteral("\"\"", token.STRING, 0)),
+		"ExcludeReverseID":              reflect.ValueOf(constant.MakeFromLiteral("\"reverse_id\"", token.STRING, 0)),
+		"ExcludeReverseTypes":           reflect.ValueOf(constant.MakeFromLiteral("\"reverse_types\"", token.STRING, 0)),
+		"ExcludeSelf":                   reflect.ValueOf(constant.MakeFromLiteral("\"self\"", token.STRING, 0)),
+		"GlobalUniform":                 reflect.ValueOf(sampling.GlobalUniform),
+		"MaxWorkers":                    reflect.ValueOf(constant.MakeFromLiteral("1024", token.INT, 0)),
+		"NewDataLoader":                 reflect.ValueOf(sampling.NewDataLoader),
+		"NewEdgeDataLoader":             reflect.ValueOf(sampling.NewEdgeDataLoader),
+		"NewHeteroDataLoader":           reflect.ValueOf(sampling.NewHeteroDataLoader),
+		"NewHeteroEdgeDataLoader":       reflect.ValueOf(sampling.NewHeteroEdgeDataLoader),
+		"PerSourceUniform":              reflect.ValueOf(sampling.PerSourceUniform),
+		"SampleNegativePairs":           reflect.ValueOf(sampling.SampleNegativePairs),
 
 		// type definitions
 		"DataLoader":                    reflect.ValueOf((*sampling.DataLoader)(nil)),
@@ -36,6 +39,10 @@ func init() {
 		"FullNeighborSampler":           reflect.ValueOf((*sampling.FullNeighborSampler)(nil)),
 		"GlobalUniformSampler":          reflect.ValueOf((*sampling.GlobalUniformSampler)(nil)),
 		"HeteroDataLoader":              reflect.ValueOf((*sampling.HeteroDataLoader)(nil)),
+		"HeteroEdgePredictionOptions":   reflect.ValueOf((*sampling.HeteroEdgePredictionOptions)(nil)),
+		"HeteroEdgePredictionSampler":   reflect.ValueOf((*sampling.HeteroEdgePredictionSampler)(nil)),
+		"HeteroExcludingSampler":        reflect.ValueOf((*sampling.HeteroExcludingSampler)(nil)),
+		"HeteroNegativeSampler":         reflect.ValueOf((*sampling.HeteroNegativeSampler)(nil)),
 		"HeteroNeighborSampler":         reflect.ValueOf((*sampling.HeteroNeighborSampler)(nil)),
 		"HeteroSampler":                 reflect.ValueOf((*sampling.HeteroSampler)(nil)),
 		"LoaderOptions":                 reflect.ValueOf((*sampling.LoaderOptions)(nil)),
@@ -47,10 +54,12 @@ func init() {
 		"Shard":                         reflect.ValueOf((*sampling.Shard)(nil)),
 
 		// interface wrapper definitions
-		"_ExcludingSampler": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler)(nil)),
-		"_HeteroSampler":    reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_HeteroSampler)(nil)),
-		"_NegativeSampler":  reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_NegativeSampler)(nil)),
-		"_Sampler":          reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_Sampler)(nil)),
+		"_ExcludingSampler":       reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler)(nil)),
+		"_HeteroExcludingSampler": reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_HeteroExcludingSampler)(nil)),
+		"_HeteroNegativeSampler":  reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_HeteroNegativeSampler)(nil)),
+		"_HeteroSampler":          reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_HeteroSampler)(nil)),
+		"_NegativeSampler":        reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_NegativeSampler)(nil)),
+		"_Sampler":                reflect.ValueOf((*_github_com_gnnrepl_gnnrepl_sampling_Sampler)(nil)),
 	}
 }
 
@@ -66,6 +75,34 @@ func (W _github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler) SampleBlocks(g *g
 }
 func (W _github_com_gnnrepl_gnnrepl_sampling_ExcludingSampler) SampleBlocksExcluding(g *graph.Graph, seeds []int64, epochSeed uint64, excludeEIDs []int64) ([]*graph.Block, error) {
 	return W.WSampleBlocksExcluding(g, seeds, epochSeed, excludeEIDs)
+}
+
+// _github_com_gnnrepl_gnnrepl_sampling_HeteroExcludingSampler is an interface wrapper for HeteroExcludingSampler type
+type _github_com_gnnrepl_gnnrepl_sampling_HeteroExcludingSampler struct {
+	IValue                       interface{}
+	WSampleHeteroBlocks          func(g *graph.Graph, seeds map[string][]int64, epochSeed uint64) ([]*graph.HeteroBlock, error)
+	WSampleHeteroBlocksExcluding func(g *graph.Graph, seeds map[string][]int64, epochSeed uint64, exclude map[string][]int64) ([]*graph.HeteroBlock, error)
+}
+
+func (W _github_com_gnnrepl_gnnrepl_sampling_HeteroExcludingSampler) SampleHeteroBlocks(g *graph.Graph, seeds map[string][]int64, epochSeed uint64) ([]*graph.HeteroBlock, error) {
+	return W.WSampleHeteroBlocks(g, seeds, epochSeed)
+}
+func (W _github_com_gnnrepl_gnnrepl_sampling_HeteroExcludingSampler) SampleHeteroBlocksExcluding(g *graph.Graph, seeds map[string][]int64, epochSeed uint64, exclude map[string][]int64) ([]*graph.HeteroBlock, error) {
+	return W.WSampleHeteroBlocksExcluding(g, seeds, epochSeed, exclude)
+}
+
+// _github_com_gnnrepl_gnnrepl_sampling_HeteroNegativeSampler is an interface wrapper for HeteroNegativeSampler type
+type _github_com_gnnrepl_gnnrepl_sampling_HeteroNegativeSampler struct {
+	IValue             interface{}
+	WSampleNegativesOf func(g *graph.Graph, etype string, eids []int64, seed uint64) (src []int64, dst []int64, err error)
+	WValidateEType     func(g *graph.Graph, etype string) error
+}
+
+func (W _github_com_gnnrepl_gnnrepl_sampling_HeteroNegativeSampler) SampleNegativesOf(g *graph.Graph, etype string, eids []int64, seed uint64) (src []int64, dst []int64, err error) {
+	return W.WSampleNegativesOf(g, etype, eids, seed)
+}
+func (W _github_com_gnnrepl_gnnrepl_sampling_HeteroNegativeSampler) ValidateEType(g *graph.Graph, etype string) error {
+	return W.WValidateEType(g, etype)
 }
 
 // _github_com_gnnrepl_gnnrepl_sampling_HeteroSampler is an interface wrapper for HeteroSampler type
