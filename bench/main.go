@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/gnnrepl/gnnrepl/internal/memrelease"
 	"io"
 	"math"
 	"os"
@@ -14,6 +13,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gnnrepl/gnnrepl/internal/atomicfile"
+	"github.com/gnnrepl/gnnrepl/internal/memrelease"
 
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
@@ -419,21 +421,7 @@ func writeResults(path string, rep *report) error {
 		}
 	}
 	fmt.Fprintf(&b, "\n## Goals (issue 5)\n\n- (a) GCN epoch <= 0.25x PyTorch at equal accuracy; (b) SAGE step <= 0.7x PyTorch; (c) >= 15M sampled edges/s at products scale (2.4M nodes, 62M edges: `-sampler-nodes 2400000 -sampler-edges 62000000`); (d) interpreted within 3%% of compiled.\n")
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".RESULTS-*.md")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.WriteString(b.String()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	os.Chmod(tmp.Name(), 0o644)
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // moduleRoot walks up from the working directory to the folder holding

@@ -10,20 +10,22 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/metrics/metrics"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"AveragePrecision": reflect.ValueOf(metrics.AveragePrecision),
-		"ErrArgument":      reflect.ValueOf(&metrics.ErrArgument).Elem(),
-		"ErrShape":         reflect.ValueOf(&metrics.ErrShape).Elem(),
-		"HitsAtK":          reflect.ValueOf(metrics.HitsAtK),
-		"MRR":              reflect.ValueOf(metrics.MRR),
-		"MacroF1":          reflect.ValueOf(metrics.MacroF1),
-		"MicroF1":          reflect.ValueOf(metrics.MicroF1),
-		"NDCGAtK":          reflect.ValueOf(metrics.NDCGAtK),
-		"ROCAUC":           reflect.ValueOf(metrics.ROCAUC),
-		"RecallAtK":        reflect.ValueOf(metrics.RecallAtK),
+		"AveragePrecision":    reflect.ValueOf(metrics.AveragePrecision),
+		"ErrArgument":         reflect.ValueOf(&metrics.ErrArgument).Elem(),
+		"ErrShape":            reflect.ValueOf(&metrics.ErrShape).Elem(),
+		"HitsAtK":             reflect.ValueOf(metrics.HitsAtK),
+		"MRR":                 reflect.ValueOf(metrics.MRR),
+		"MacroF1":             reflect.ValueOf(metrics.MacroF1),
+		"MicroF1":             reflect.ValueOf(metrics.MicroF1),
+		"NDCGAtK":             reflect.ValueOf(metrics.NDCGAtK),
+		"NewOGBLinkEvaluator": reflect.ValueOf(metrics.NewOGBLinkEvaluator),
+		"ROCAUC":              reflect.ValueOf(metrics.ROCAUC),
+		"RecallAtK":           reflect.ValueOf(metrics.RecallAtK),
 
 		// type definitions
 		"LinkEvaluator":    reflect.ValueOf((*metrics.LinkEvaluator)(nil)),
 		"LinkResult":       reflect.ValueOf((*metrics.LinkResult)(nil)),
+		"OGBLinkEvaluator": reflect.ValueOf((*metrics.OGBLinkEvaluator)(nil)),
 		"RankingEvaluator": reflect.ValueOf((*metrics.RankingEvaluator)(nil)),
 		"RankingResult":    reflect.ValueOf((*metrics.RankingResult)(nil)),
 	}

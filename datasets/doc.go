@@ -22,7 +22,9 @@
 // (a SNAP header's edges, OGB's num-node-list, a published split size, the
 // triples of AIFB and MUTAG) are checked, gzip streams are checked by their
 // CRC and length, npz members by their CRC, .npy data against the header's
-// shape and dtype, pickles for completeness. The other published files a
+// shape and dtype, pickles for completeness, torch.save'd .pt files (OGB's
+// link splits) by their zip entries' CRCs or, in torch's legacy container,
+// which has no checksum, by every byte count. The other published files a
 // loader reads (Facebook, SNAP email-Enron and ca-GrQc, gnn-benchmark npz,
 // AIFB, MUTAG, HeCo ACM) are in addition checked against their pinned size
 // and sha256 when they lie in their dataset's folder of a data directory

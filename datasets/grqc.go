@@ -14,25 +14,44 @@ import (
 // LinkDataset is a link-prediction dataset with a fixed split, laid out as
 // OGB's link-property datasets (get_edge_split: "edge" and "edge_neg"
 // (M, 2) int64 node-id pairs per split) with the training graph built for
-// DGL's edge DataLoader.
+// DGL's edge DataLoader. LoadCaGrQc and LoadOGBLinkProp return one.
 type LinkDataset struct {
 	Name     string
 	NumNodes int
 	// Graph is the training graph: every training pair u v as edge u -> v
 	// (edge ids 0..M-1, in file order) and its reverse v -> u (edge ids
-	// M..2M-1), so 2M edges, with no node data. Test pairs are not in it.
+	// M..2M-1), so 2M edges. Test pairs are not in it. ca-GrQc's has no
+	// node data; an OGB dataset's has its node and edge data (see
+	// LoadOGBLinkPropWith), and ogbl-citation2's, directed, has only the
+	// M forward edges.
 	Graph *graph.Graph
 	// TrainEIDs are the ids of the forward training edges, (M) int64:
 	// 0..M-1, the edges an edge DataLoader iterates over.
 	TrainEIDs *tensor.Tensor
 	// ReverseEIDs maps every edge id of Graph to the id of its reverse
 	// edge, (2M) int64: e -> e+M and e+M -> e (DGL's reverse_eids for
-	// exclude="reverse_id").
+	// exclude="reverse_id"); nil when Graph is directed (ogbl-citation2).
 	ReverseEIDs *tensor.Tensor
 	// TrainPos, TestPos and TestNeg are the split's node pairs, (M, 2),
 	// (T, 2) and (T', 2) int64, one row per file line in file order.
-	// TrainNeg and ValPos / ValNeg are nil when the split has none.
+	// TrainNeg and ValPos / ValNeg are nil when the split has none, and
+	// so is TestNeg when the negatives are per positive (TestNegDst).
 	TrainPos, TrainNeg, ValPos, ValNeg, TestPos, TestNeg *tensor.Tensor
+	// ValNegDst and TestNegDst, (V, K) and (T, K) int64, hold for every
+	// positive pair of ValPos / TestPos K negative destination nodes to
+	// rank its true destination against, each paired with the positive's
+	// source (ogbl-citation2's target_node_neg, K = 1000; scored with
+	// MRR); nil for datasets with shared negative pairs.
+	ValNegDst, TestNegDst *tensor.Tensor
+	// PosData holds the splits' other arrays, one row per positive pair,
+	// by split ("train", "valid", "test") and the array's key in the
+	// split file: ogbl-collab's "weight" and "year", (M) int64. Nil or
+	// empty when there are none.
+	PosData map[string]map[string]*tensor.Tensor
+	// EvalMetric is the dataset's official metric ("hits@50" for
+	// ogbl-collab, "mrr" for ogbl-citation2: OGB's master.csv; the name
+	// metrics.NewOGBLinkEvaluator takes is Name), "" when it has none.
+	EvalMetric string
 }
 
 func (d *LinkDataset) String() string {
@@ -42,8 +61,15 @@ func (d *LinkDataset) String() string {
 		}
 		return t.Size(0)
 	}
-	return fmt.Sprintf("LinkDataset(%s: %d nodes, train=%d, val=%d/%d, test=%d/%d pos/neg pairs)", d.Name, d.NumNodes,
-		rows(d.TrainPos), rows(d.ValPos), rows(d.ValNeg), rows(d.TestPos), rows(d.TestNeg))
+	// Per-positive negatives (ogbl-citation2) show as rows x K.
+	neg := func(pairs, dst *tensor.Tensor) string {
+		if pairs == nil && dst != nil && dst.Dim() == 2 {
+			return fmt.Sprintf("%dx%d", dst.Size(0), dst.Size(1))
+		}
+		return fmt.Sprint(rows(pairs))
+	}
+	return fmt.Sprintf("LinkDataset(%s: %d nodes, train=%d, val=%d/%s, test=%d/%s pos/neg pairs)", d.Name, d.NumNodes,
+		rows(d.TrainPos), rows(d.ValPos), neg(d.ValNeg, d.ValNegDst), rows(d.TestPos), neg(d.TestNeg, d.TestNegDst))
 }
 
 // CaGrQcFolder is the folder of the ca-GrQc split under a data directory.

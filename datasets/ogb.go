@@ -210,17 +210,9 @@ func LoadOGBNodeProp(dir string, opts OGBOptions) (*Dataset, error) {
 		if x.edge {
 			rows = e
 		}
-		m, err := readOGBMatrix(x.path, rows, -1, false)
+		t, err := readOGBExtra(x.path, rows)
 		if err != nil {
 			return nil, err
-		}
-		t := float32Tensor(m)
-		if m.cols == 1 && m.integral {
-			vals := make([]int64, len(m.floats))
-			for i, v := range m.floats {
-				vals[i] = int64(v)
-			}
-			t = tensor.FromInt64(vals)
 		}
 		if x.edge {
 			err = g.SetEData(x.name, repeatRows(t, opts.AddInverseEdge))
@@ -466,4 +458,22 @@ func repeatRows(t *tensor.Tensor, twice bool) *tensor.Tensor {
 		idx[i] = int64(i / 2)
 	}
 	return tensor.IndexSelect(t, tensor.FromInt64(idx))
+}
+
+// readOGBExtra reads an extra node or edge file of rows rows (node_year,
+// edge_weight, ...): a column of integers as int64, anything else as
+// float32.
+func readOGBExtra(path string, rows int) (*tensor.Tensor, error) {
+	m, err := readOGBMatrix(path, rows, -1, false)
+	if err != nil {
+		return nil, err
+	}
+	if m.cols == 1 && m.integral {
+		vals := make([]int64, len(m.floats))
+		for i, v := range m.floats {
+			vals[i] = int64(v)
+		}
+		return tensor.FromInt64(vals), nil
+	}
+	return float32Tensor(m), nil
 }

@@ -17,7 +17,9 @@ import (
 // degree over all relations (NewHotCachePerType) and precomputed
 // per-relation features (PropagatePerType). Node types without features
 // have no store. Gather reads the rows of one type; Bytes and BytesOf
-// report what is stored, Float32BytesOf what float32 would take.
+// report what is stored, Float32BytesOf what float32 would take. The
+// heterograph DataLoader gathers minibatch inputs from PerTypes
+// (sampling.LoaderOptions.HeteroNodeFeatStores).
 type PerType struct {
 	stores map[string]Store
 	ntypes []string // with a store, sorted

@@ -29,6 +29,15 @@ type stdioCapture struct {
 	pipes                  []*capturePipe
 	wg                     sync.WaitGroup
 	once                   sync.Once
+
+	// errReadFD is a second descriptor of descriptor 2's pipe's read end
+	// (close-on-exec, never read here), for the crash watcher; -1 once
+	// handed over or closed.
+	errReadFD int
+	// mu guards restored and watcher.
+	mu       sync.Mutex
+	restored bool
+	watcher  *crashWatcher
 }
 
 type capturePipe struct {
@@ -39,6 +48,11 @@ type capturePipe struct {
 
 	mu      sync.Mutex
 	waiters map[string]chan struct{}
+
+	// log, on descriptor 2's pipe, receives a copy of the runtime's lines
+	// (runtimeLine) before they leave the pipe (readPeek).
+	log                  *os.File
+	midLine, copyingLine bool
 }
 
 // syncPrefix starts every sync marker; markers are syncPrefix, a number,
@@ -48,7 +62,7 @@ const syncPrefix = "\x00\x1bgnnrepl-sync-"
 var syncSeq atomic.Uint64
 
 func captureStdio(sink func(name string, p []byte) bool) (*stdioCapture, error) {
-	c := &stdioCapture{}
+	c := &stdioCapture{errReadFD: -1}
 	outFD, err := unix.Dup(1)
 	if err != nil {
 		return nil, fmt.Errorf("dup stdout: %w", err)
@@ -79,11 +93,27 @@ func captureStdio(sink func(name string, p []byte) bool) (*stdioCapture, error) 
 			return nil, fmt.Errorf("redirect %s: %w", t.name, err)
 		}
 		w.Close() // the descriptor t.fd is now the only write end
+		if t.fd == 2 {
+			// Control, unlike Fd, leaves the descriptor non-blocking.
+			if rc, err := r.SyscallConn(); err == nil {
+				rc.Control(func(fd uintptr) {
+					if d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0); err == nil {
+						c.errReadFD = d
+					}
+				})
+			}
+		}
 		p := &capturePipe{name: t.name, fd: t.fd, saved: t.saved, sink: sink, waiters: map[string]chan struct{}{}}
 		c.pipes = append(c.pipes, p)
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
+			if t.fd == 2 {
+				p.log = c.savedErr
+				if p.readPeek(r) {
+					return
+				}
+			}
 			p.read(r)
 		}()
 	}
@@ -135,6 +165,105 @@ func (p *capturePipe) read(r *os.File) {
 			}
 			return
 		}
+	}
+}
+
+// runtimePrefixes start the lines a fatal runtime error writes to
+// descriptor 2 before it copies its report to the crash output: "fatal
+// error: stack overflow", "runtime: goroutine stack exceeds 1000000000-byte
+// limit", "runtime: out of memory: cannot allocate ...".
+var runtimePrefixes = []string{"fatal error: ", "runtime: "}
+
+// readPeek is read for descriptor 2's pipe: each chunk is first copied
+// out of the pipe with tee(2), which leaves it there, and the runtime's
+// lines in it are written to the server's log (p.log); only then is the
+// chunk taken from the pipe and forwarded. A fatal runtime error freezes
+// this goroutine at some point of that sequence: either its lines are
+// already in the log, or they are still in the pipe, where the crash
+// watcher finds them. (Frozen between the log write and the read, a line
+// is in the log twice.) It reports false, having read nothing, when tee is
+// not available.
+func (p *capturePipe) readPeek(r *os.File) bool {
+	rc, err := r.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var sp [2]int
+	if err := unix.Pipe2(sp[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+		return false
+	}
+	defer unix.Close(sp[0])
+	defer unix.Close(sp[1])
+	defer r.Close()
+	buf := make([]byte, 32<<10)
+	discard := make([]byte, len(buf))
+	var pending []byte
+	first := true
+	for {
+		var n int64
+		var terr error
+		err := rc.Read(func(fd uintptr) bool {
+			n, terr = unix.Tee(int(fd), sp[1], len(buf), unix.SPLICE_F_NONBLOCK)
+			return terr != unix.EAGAIN
+		})
+		if first && (terr == unix.EINVAL || terr == unix.ENOSYS) {
+			return false
+		}
+		first = false
+		if err != nil || terr != nil || n <= 0 {
+			break
+		}
+		m, err := unix.Read(sp[0], buf[:n])
+		if err != nil || m <= 0 {
+			break
+		}
+		p.copyRuntimeLines(buf[:m])
+		// Take the chunk out of the pipe: this goroutine is its only reader
+		// while the process lives, so its first m bytes are the chunk.
+		for got := 0; got < m; {
+			var k int
+			var rerr error
+			err := rc.Read(func(fd uintptr) bool {
+				k, rerr = unix.Read(int(fd), discard[:m-got])
+				return rerr != unix.EAGAIN
+			})
+			if err != nil || rerr != nil || k <= 0 {
+				break
+			}
+			got += k
+		}
+		pending = append(pending, buf[:m]...)
+		pending = p.scan(pending)
+	}
+	if len(pending) > 0 {
+		p.emit(pending)
+	}
+	return true
+}
+
+// copyRuntimeLines writes to p.log the parts of b that belong to lines
+// starting with a runtimePrefix. A line starts after a newline or a NUL
+// (the end of a sync marker); the runtime writes each prefix whole.
+func (p *capturePipe) copyRuntimeLines(b []byte) {
+	for len(b) > 0 {
+		if !p.midLine {
+			p.copyingLine = false
+			for _, pre := range runtimePrefixes {
+				if bytes.HasPrefix(b, []byte(pre)) {
+					p.copyingLine = true
+				}
+			}
+		}
+		seg := b
+		p.midLine = true
+		if i := bytes.IndexAny(b, "\n\x00"); i >= 0 {
+			seg = b[:i+1]
+			p.midLine = false
+		}
+		if p.copyingLine && seg[len(seg)-1] != 0 {
+			p.log.Write(seg)
+		}
+		b = b[len(seg):]
 	}
 }
 
@@ -227,5 +356,6 @@ func (c *stdioCapture) restore() {
 		case <-done:
 		case <-time.After(time.Second):
 		}
+		c.stopWatcher(time.Second)
 	})
 }

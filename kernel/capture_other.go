@@ -19,3 +19,5 @@ func captureStdio(func(string, []byte) bool) (*stdioCapture, error) {
 func (c *stdioCapture) sync(time.Duration) {}
 
 func (c *stdioCapture) restore() {}
+
+func (c *stdioCapture) startWatcher() error { return nil }

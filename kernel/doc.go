@@ -66,10 +66,21 @@
 //
 // Fatal runtime errors (stack overflow, concurrent map writes, out of
 // memory) cannot be recovered in Go: the process ends promptly with a
-// non-zero status, so that Jupyter restarts the kernel. Descriptor 2's
-// capture pipe is non-blocking, so the runtime never waits on a pipe whose
-// reader it has stopped; the report goes to the server's log (the saved
-// stderr, debug.SetCrashOutput) from its stacks on; its first line
-// ("fatal error: stack overflow") reaches only descriptor 2 (a limit of
-// the runtime, which copies to the crash output once it is dying).
+// non-zero status, so that Jupyter restarts the kernel, and its report
+// reaches the server's log whole, reason first ("fatal error: stack
+// overflow", then every goroutine's stack). Descriptor 2's capture pipe is
+// non-blocking, so the runtime never waits on a pipe whose reader it has
+// stopped. The runtime writes the reason to descriptor 2 only and then
+// freezes every goroutine, the pipe's reader included; so the reader
+// peeks at each chunk with tee(2) and copies the runtime's lines ("fatal
+// error: ", "runtime: ") to the log before it takes the chunk out of the
+// pipe, and once the session is ready a crash watcher (this executable
+// re-run as a small child process, package kernel/internal/crashwatch;
+// about 1 MiB of private memory, started off the start-up path) receives
+// the runtime's crash output (debug.SetCrashOutput) and, when a report
+// begins, writes what the pipe still holds before it, then the report, to
+// the log. The watcher holds only the read ends of its two pipes, ignores
+// a terminal's SIGINT, and exits with the kernel; processes a cell starts
+// do not inherit its pipe. A line that compiled code writes to descriptor
+// 2 starting with "fatal error: " or "runtime: " is copied to the log too.
 package kernel

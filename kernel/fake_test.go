@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -107,6 +108,28 @@ func (f *fakeSession) Execute(ctx context.Context, code string, io ExecIO) (map[
 			}
 			debug.SetMaxStack(8 << 20)
 			data = map[string]any{"text/plain": fmt.Sprint(recurse(0))}
+		case "mapwrites": // fatal error: concurrent map writes
+			m := map[int]int{}
+			for g := range 4 {
+				go func() {
+					for i := 0; ; i++ {
+						m[i%64+g] = i
+					}
+				}()
+			}
+			for i := 0; ; i++ {
+				m[i%64] = i
+			}
+		case "oom": // fatal error: runtime: out of memory
+			b := make([]byte, 1<<40)
+			data = map[string]any{"text/plain": fmt.Sprint(len(b), b[len(b)-1])}
+		case "spawn": // a child process of the kernel: its pid
+			cmd := exec.Command("sleep", "30")
+			if err := cmd.Start(); err != nil {
+				return nil, err
+			}
+			go cmd.Wait()
+			data = map[string]any{"text/plain": fmt.Sprint(cmd.Process.Pid)}
 		case "badjson":
 			data = map[string]any{"text/plain": "bad", "application/json": panicMarshaler{}}
 		default:

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+
+	"github.com/gnnrepl/gnnrepl/internal/atomicfile"
 )
 
 // InstallOptions choose where and under which name Install writes the
@@ -144,6 +146,13 @@ func Install(opts InstallOptions) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("kernel: install: data directory %s: %w", opts.DataDir, err)
 		}
+		// Every kernel started from this spec would fail on a directory
+		// that is not there: refuse it now.
+		if fi, err := os.Stat(d); err != nil {
+			return "", fmt.Errorf("kernel: install: --data: %w", err)
+		} else if !fi.IsDir() {
+			return "", fmt.Errorf("kernel: install: --data %s is not a directory", d)
+		}
 		env = map[string]string{"GNNREPL_DATA": d}
 	}
 	base, err := KernelsDir(opts)
@@ -166,7 +175,7 @@ func Install(opts InstallOptions) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("kernel: install: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "kernel.json"), append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "kernel.json"), append(b, '\n'), 0o644); err != nil {
 		return "", fmt.Errorf("kernel: install: %w", err)
 	}
 	for _, size := range []int{32, 64} {

@@ -95,19 +95,33 @@ func TestInstall(t *testing.T) {
 	if _, err := Install(InstallOptions{Prefix: prefix, Executable: exe}); err != nil {
 		t.Errorf("reinstall: %v", err)
 	}
-	// A data directory is recorded as GNNREPL_DATA in the kernel's env.
-	dir3, err := Install(InstallOptions{Prefix: prefix, Executable: exe, Name: "gnnrepl-data", DataDir: "rel/data"})
+	// A data directory is recorded as GNNREPL_DATA in the kernel's env,
+	// as an absolute path; one that is not there is refused.
+	dataDir := t.TempDir()
+	rel, err := filepath.Rel(".", dataDir)
+	if err != nil {
+		rel = dataDir
+	}
+	dir3, err := Install(InstallOptions{Prefix: prefix, Executable: exe, Name: "gnnrepl-data", DataDir: rel})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(filepath.Join(dir3, "kernel.json"))
 	var withEnv struct{ Env map[string]string }
-	abs, _ := filepath.Abs("rel/data")
+	abs, _ := filepath.Abs(rel)
 	if err := json.Unmarshal(b, &withEnv); err != nil || withEnv.Env["GNNREPL_DATA"] != abs {
 		t.Errorf("kernel.json with DataDir: %s (%v)", b, err)
 	}
 	if _, ok := spec["env"]; ok {
 		t.Errorf("kernel.json without DataDir has an env: %v", spec["env"])
+	}
+	for _, bad := range []string{filepath.Join(dataDir, "missing"), filepath.Join(dir3, "kernel.json")} {
+		if _, err := Install(InstallOptions{Prefix: prefix, Executable: exe, Name: "gnnrepl-bad", DataDir: bad}); err == nil || !strings.Contains(err.Error(), "--data") {
+			t.Errorf("DataDir %s: err %v, want an error naming --data", bad, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir3), "gnnrepl-bad")); err == nil {
+		t.Error("a refused install left a kernelspec directory")
 	}
 	for _, bad := range []string{"has space", "a/b", "..x/y"} {
 		if _, err := Install(InstallOptions{Prefix: prefix, Executable: exe, Name: bad}); err == nil {

@@ -611,17 +611,19 @@ func errorReply(ename, evalue string, tb []string) map[string]any {
 	return map[string]any{"status": "error", "ename": ename, "evalue": evalue, "traceback": tb}
 }
 
-// interrupt cancels the running cell, if any, and stops the session's
-// background work (Interrupter).
+// interrupt stops the session's background work (Interrupter) and
+// cancels the running cell, if any. The Interrupter goes first: it stops
+// the cell itself and counts the interrupt once (repl.Session.Interrupt);
+// the cell's context ending after that does not count again.
 func (k *Kernel) interrupt() {
+	if i, ok := k.sess.(Interrupter); ok {
+		i.Interrupt()
+	}
 	k.runMu.Lock()
 	if k.cancelCell != nil {
 		k.cancelCell(ErrInterrupted)
 	}
 	k.runMu.Unlock()
-	if i, ok := k.sess.(Interrupter); ok {
-		i.Interrupt()
-	}
 }
 
 func (k *Kernel) handleShutdown(c channel, m *Message) {

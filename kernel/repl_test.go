@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -376,4 +377,43 @@ func fmtAny(v []any) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// TestReplInterruptCountsOnce: one interrupt_request counts one interrupt
+// (runctx.Interrupts), while a cell runs and while the kernel is idle: the
+// kernel both interrupts the session and cancels the cell's context.
+func TestReplInterruptCountsOnce(t *testing.T) {
+	_, c := startRepl(t)
+	// The count is read through the session (front ends import only repl).
+	interrupts := func() uint64 {
+		t.Helper()
+		reply, pub := c.execute("runctx.Interrupts()", nil)
+		if reply["status"] != "ok" || len(pub) < 2 {
+			t.Fatalf("runctx.Interrupts(): %v %s", reply, types(pub))
+		}
+		d, _ := content(t, pub[1])["data"].(map[string]any)
+		txt, _ := d["text/plain"].(string)
+		n, err := strconv.ParseUint(txt, 10, 64)
+		if err != nil {
+			t.Fatalf("runctx.Interrupts() = %q", txt)
+		}
+		return n
+	}
+	c.execute("n := 0", nil)
+	before := interrupts()
+	id := c.send(c.shell, "execute_request", map[string]any{"code": "for {\n\tn++\n\tif n == 1 {\n\t\tfmt.Println(\"looping\")\n\t}\n}"})
+	c.waitIOPub(id, "stream")
+	c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
+	if r := content(t, c.reply(c.shellCh, id)); r["ename"] != "KeyboardInterrupt" {
+		t.Fatalf("reply %v", r)
+	}
+	c.iopubUntilIdle(id)
+	after := interrupts()
+	if got := after - before; got != 1 {
+		t.Errorf("one interrupt of a running cell counted %d", got)
+	}
+	c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
+	if got := interrupts() - after; got != 1 {
+		t.Errorf("one interrupt of the idle kernel counted %d", got)
+	}
 }

@@ -52,6 +52,23 @@ func Run(connectionFile string, newSession func() (Session, error), opts Options
 			}
 			debug.SetCrashOutput(capture.savedErr, debug.CrashOptions{})
 			syncOutput = func() { capture.sync(time.Second) }
+			// The crash watcher starts once the session is ready (no cell
+			// runs before), so that it takes nothing from the start-up.
+			watchStop := make(chan struct{})
+			var watchWG sync.WaitGroup
+			watchWG.Add(1)
+			go func() {
+				defer watchWG.Done()
+				select {
+				case <-ls.ready:
+				case <-watchStop:
+					return
+				}
+				if err := capture.startWatcher(); err != nil {
+					fmt.Fprintf(capture.savedErr, "[gnnrepl kernel] %v; a fatal error's first line will be missing from this log\n", err)
+				}
+			}()
+			defer func() { close(watchStop); watchWG.Wait() }()
 		}
 	}
 	k, err := New(info, ls, opts)

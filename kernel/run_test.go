@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gnnrepl/gnnrepl/kernel/internal/crashwatch"
 )
 
 // TestHelperKernelProcess is the kernel process of TestRunProcess: the
@@ -203,30 +205,205 @@ func processAlive(pid int) bool {
 	return true
 }
 
-// TestRunProcessFatalError: a fatal runtime error in a cell (here a stack
-// overflow whose report, with every goroutine's stack, is far longer than
-// the captured stderr pipe's buffer) ends the kernel process promptly, the
-// reason in the server's log, so that Jupyter restarts it. Before
-// descriptor 2 was made non-blocking the runtime blocked forever writing
-// the report into the pipe no goroutine was left to drain.
+// TestRunProcessFatalError: a fatal runtime error in a cell ends the kernel
+// process promptly, its whole report in the server's log, so that Jupyter
+// restarts it. The stack overflow's report, with every goroutine's stack,
+// is far longer than the captured stderr pipe's buffer: before descriptor
+// 2 was made non-blocking the runtime blocked forever writing it into the
+// pipe no goroutine was left to drain. The reason ("fatal error: ...")
+// goes to descriptor 2 only, before the runtime copies to the crash
+// output: the crash watcher takes it from the pipe.
 func TestRunProcessFatalError(t *testing.T) {
-	cmd, c, stderr := startProcess(t)
-	c.send(c.shell, "execute_request", map[string]any{"code": "overflow"})
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Fatal("the kernel exited with status 0 after a fatal error")
+	for _, tc := range []struct {
+		code string
+		want []string
+	}{
+		{"overflow", []string{"runtime: goroutine stack exceeds", "fatal error: stack overflow", "runtime.newstack", "kernel.recurse"}},
+		{"mapwrites", []string{"fatal error: concurrent map writes", "goroutine "}},
+		{"oom", []string{"fatal error: runtime: out of memory", "\ngoroutine "}},
+	} {
+		t.Run(tc.code, func(t *testing.T) {
+			cmd, c, stderr := startProcess(t)
+			watcher := waitWatcher(t, cmd.Process.Pid)
+			c.send(c.shell, "execute_request", map[string]any{"code": tc.code})
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Fatal("the kernel exited with status 0 after a fatal error")
+				}
+			case <-time.After(testTimeout):
+				t.Fatal("the kernel process hangs after a fatal runtime error")
+			}
+			waitGone(t, watcher)
+			log := stderr.String()
+			for _, w := range tc.want {
+				if !strings.Contains(log, w) {
+					t.Errorf("the server log lacks %q; it has %d bytes: %.800q", w, len(log), log)
+				}
+			}
+			// The reason comes first, and the report once: the watcher
+			// cut the report's copy from what it took out of the pipe.
+			if i, j := strings.Index(log, "fatal error:"), strings.Index(log, "\ngoroutine "); i < 0 || j < i {
+				t.Errorf("the reason does not precede the stacks: %.800q", log)
+			}
+			if n := strings.Count(log, "[running]:"); n != 1 {
+				t.Errorf("the log has %d copies of the crashing goroutine's stack: %.800q", n, log)
+			}
+		})
+	}
+}
+
+// waitWatcher returns the pid of the crash watcher of the kernel process
+// kpid once it runs.
+func waitWatcher(t *testing.T, kpid int) int {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	for time.Now().Before(deadline) {
+		if pid := findWatcher(kpid); pid > 0 {
+			return pid
 		}
-	case <-time.After(testTimeout):
-		t.Fatal("the kernel process hangs after a fatal runtime error")
+		time.Sleep(10 * time.Millisecond)
 	}
-	// The runtime copies its report to the SetCrashOutput file from the
-	// stacks on: the "fatal error: stack overflow" line before them goes
-	// to descriptor 2 only. The stacks name the overflow (runtime.newstack
-	// above the recursing frames).
-	if log := stderr.String(); !strings.Contains(log, "runtime.newstack") || !strings.Contains(log, "kernel.recurse") {
-		t.Errorf("the server log lacks the crash report; it has %d bytes: %.500q", len(log), log)
+	t.Fatal("the kernel started no crash watcher")
+	return 0
+}
+
+// findWatcher returns the pid of a child of kpid whose command line is
+// the crash watcher's, or 0.
+func findWatcher(kpid int) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		var pid int
+		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(b), ')')
+		var state string
+		var ppid int
+		if i < 0 {
+			continue
+		}
+		if _, err := fmt.Sscan(string(b[i+1:]), &state, &ppid); err != nil || ppid != kpid {
+			continue
+		}
+		cl, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if strings.Contains(string(cl), crashwatch.Arg) {
+			return pid
+		}
 	}
+	return 0
+}
+
+// waitGone fails unless pid has ended within a second.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for processAlive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the crash watcher %d outlived the kernel by a second", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestCrashWatcherDescriptors: the crash watcher holds only the read ends
+// of the crash pipe and of descriptor 2's pipe (never its write end, no
+// socket of the kernel), a process a cell starts does not inherit the
+// crash pipe, and the watcher ends with the kernel.
+func TestCrashWatcherDescriptors(t *testing.T) {
+	cmd, c, stderr := startProcess(t)
+	kpid := cmd.Process.Pid
+	watcher := waitWatcher(t, kpid)
+	kernelErr := fdTarget(t, kpid, 2)
+	fds := openFDs(t, watcher)
+	if len(fds) != 5 {
+		t.Errorf("the watcher has descriptors %v, want 0-4", fds)
+	}
+	crashPipe := fds[crashwatch.WatchFD]
+	if fds[crashwatch.StderrFD] != kernelErr {
+		t.Errorf("watcher descriptor %d is %s, want the kernel's descriptor 2 %s", crashwatch.StderrFD, fds[crashwatch.StderrFD], kernelErr)
+	}
+	for fd, target := range fds {
+		if strings.HasPrefix(target, "socket:") {
+			t.Errorf("the watcher holds a socket (descriptor %d)", fd)
+		}
+		if (target == kernelErr || target == crashPipe) && fdWritable(t, watcher, fd) {
+			t.Errorf("the watcher holds a write end of %s (descriptor %d)", target, fd)
+		}
+	}
+	reply, pub := c.execute("spawn", nil)
+	var child int
+	for _, m := range pub {
+		if m.Header.MsgType == "execute_result" {
+			data, _ := content(t, m)["data"].(map[string]any)
+			fmt.Sscan(fmt.Sprint(data["text/plain"]), &child)
+		}
+	}
+	if child == 0 {
+		t.Fatalf("spawn: %v", reply)
+	}
+	defer syscall.Kill(child, syscall.SIGKILL)
+	for fd, target := range openFDs(t, child) {
+		if target == crashPipe {
+			t.Errorf("a process the kernel started inherited the crash pipe (descriptor %d)", fd)
+		}
+	}
+	sd := c.send(c.control, "shutdown_request", map[string]any{"restart": false})
+	c.reply(c.controlCh, sd)
+	waitExit(t, cmd)
+	waitGone(t, watcher)
+	if strings.Contains(stderr.String(), "crash watcher") {
+		t.Errorf("kernel stderr:\n%s", stderr.String())
+	}
+}
+
+// openFDs returns pid's open descriptors and what they refer to.
+func openFDs(t *testing.T, pid int) map[int]string {
+	t.Helper()
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[int]string{}
+	for _, e := range ents {
+		var fd int
+		fmt.Sscan(e.Name(), &fd)
+		if target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd)); err == nil {
+			m[fd] = target
+		}
+	}
+	return m
+}
+
+func fdTarget(t *testing.T, pid, fd int) string {
+	t.Helper()
+	s, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// fdWritable reports whether pid's descriptor fd was opened for writing.
+func fdWritable(t *testing.T, pid, fd int) bool {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", pid, fd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			var flags int
+			fmt.Sscanf(strings.TrimSpace(v), "%o", &flags)
+			return flags&syscall.O_ACCMODE != syscall.O_RDONLY
+		}
+	}
+	return false
 }

@@ -106,8 +106,8 @@ func openCuBLAS() (uintptr, string, error) {
 			errs = append(errs, err.Error())
 		}
 	}
-	return 0, "", fmt.Errorf("%w: libcublas.so.13/.12/.11 not found in the loader path or %d CUDA directories (%s)",
-		ErrNoCUDA, len(searchDirs()), strings.Join(errs, "; "))
+	return 0, "", fmt.Errorf("%w: libcublas.so.13/.12/.11 not found in the loader path or in %s (%s); set GNNREPL_CUDA_LIB_PATH to the directory that holds it",
+		ErrNoCUDA, strings.Join(searchDirs(), ":"), strings.Join(errs, "; "))
 }
 
 var blasStatusNames = map[int]string{

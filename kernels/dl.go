@@ -42,7 +42,7 @@ func searchDirs() []string { return dynlib.Dirs("GNNREPL_CUDA_LIB_PATH", libDirs
 func dlopenFirst(override string, names ...string) (uintptr, string, error) {
 	h, p, err := dynlib.Open(override, searchDirs(), names...)
 	if err != nil {
-		return 0, "", fmt.Errorf("%w: %v", ErrNoCUDA, err)
+		return 0, "", fmt.Errorf("%w: %v; set GNNREPL_CUDA_LIB_PATH to the directory that holds it", ErrNoCUDA, err)
 	}
 	return h, p, nil
 }

@@ -8,8 +8,10 @@
 //
 // The evaluators are structs in OGB's manner (ogb.linkproppred.Evaluator):
 // LinkEvaluator.Eval takes the scores of positive and negative pairs and
-// returns every link metric at once; RankingEvaluator.Eval takes a score
-// matrix and a relevance matrix and returns Recall@K and NDCG@K. The free
+// returns every link metric at once; OGBLinkEvaluator.Eval (made by
+// NewOGBLinkEvaluator) returns one ogbl-* dataset's official metric under
+// OGB's keys; RankingEvaluator.Eval takes a score matrix and a relevance
+// matrix and returns Recall@K and NDCG@K. The free
 // functions ROCAUC, AveragePrecision, MRR, HitsAtK, RecallAtK and NDCGAtK
 // compute one metric each.
 //

@@ -1,6 +1,8 @@
 package nn
 
 import (
+	"reflect"
+
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
@@ -18,10 +20,13 @@ import (
 // (NumSrcNodes(ntype), InFeats) float32; it must hold every node type that
 // has source nodes. The self loop takes the first NumDstNodes(ntype) rows
 // of x[ntype]. The result maps every node type with destination nodes to
-// (NumDstNodes(ntype), OutFeats). Per destination type, the aggregated
-// messages of its relations are concatenated and multiplied by the stacked
-// W_r in one GEMM (aggregation first, since a block has fewer destination
-// than source nodes). It panics with ErrShape when NumRels is not the
+// (NumDstNodes(ntype), OutFeats). Per destination type, each relation's
+// messages are aggregated first (a block has fewer destination than source
+// nodes, so mean_r(x) W_r is cheaper than mean_r(x W_r)), and the
+// products with W_r, the self loop and the bias accumulate into one output
+// (tensor.AddMM, the ReLU fused when Activation is tensor.ReLU); with
+// LayerNorm, which comes before the bias and the self loop, the aggregates
+// are concatenated and multiplied by the stacked W_r in one GEMM. It panics with ErrShape when NumRels is not the
 // block's number of edge types or a feature tensor does not fit, and
 // ErrOption for a nil block or missing features.
 func (c *RelGraphConv) ForwardBlock(blk *graph.HeteroBlock, x map[string]*tensor.Tensor) map[string]*tensor.Tensor {
@@ -41,6 +46,12 @@ func (c *RelGraphConv) ForwardBlock(blk *graph.HeteroBlock, x map[string]*tensor
 		nd := blk.NumDstNodes(nt)
 		if nd == 0 {
 			continue
+		}
+		if c.LNWeight == nil {
+			if h := c.fusedBlockRows(blk, nt, x, w); h != nil {
+				res[nt] = h
+				continue
+			}
 		}
 		var aggs []*tensor.Tensor
 		var rows []int64
@@ -76,6 +87,52 @@ func (c *RelGraphConv) ForwardBlock(blk *graph.HeteroBlock, x map[string]*tensor
 		res[nt] = c.finishRows(xd, h)
 	}
 	return res
+}
+
+// fusedBlockRows is ForwardBlock's destination type nt without layer
+// norm: the aggregated messages of each relation into nt, the self loop
+// and the bias accumulate into one output (tensor.AddMM, with the ReLU
+// fused when Activation is tensor.ReLU), h = b + sum_r mean_r(x) W_r +
+// x_dst W_0, instead of concatenating the aggregates, gathering the
+// stacked W_r rows and adding the terms one by one. It returns nil when
+// nt has no term to multiply (no relation with edges and no self loop).
+func (c *RelGraphConv) fusedBlockRows(blk *graph.HeteroBlock, nt string, x map[string]*tensor.Tensor, w *tensor.Tensor) *tensor.Tensor {
+	in := c.InFeats
+	nd := blk.NumDstNodes(nt)
+	var pairs []*tensor.Tensor
+	for r, ce := range blk.CanonicalETypes() {
+		if ce.Dst != nt || blk.NumEdgesOf(ce.String()) == 0 {
+			continue
+		}
+		pairs = append(pairs, tensor.SpMM(blk.AdjOf(ce.String()), x[ce.Src], nil, "mean"), tensor.Narrow(w, r*in, in))
+	}
+	if xs, ok := x[nt]; ok && c.LoopWeight != nil {
+		xd := xs
+		if xs.Size(0) != nd {
+			xd = tensor.Narrow(xs, 0, nd)
+		}
+		pairs = append(pairs, xd, c.LoopWeight)
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	bias := c.HBias
+	if bias == nil {
+		bias = onDevice(tensor.Scalar(0), w.Device())
+	}
+	act := c.Activation
+	addmm := tensor.AddMM
+	if act != nil && reflect.ValueOf(act).Pointer() == reflect.ValueOf(tensor.ReLU).Pointer() {
+		addmm, act = tensor.AddMMReLU, nil
+	}
+	h := addmm(bias, pairs[0], pairs[1], pairs[2:]...)
+	if act != nil {
+		h = act(h)
+	}
+	if c.Dropout > 0 {
+		h = tensor.Dropout(h, c.Dropout, c.Training(), c.gen)
+	}
+	return h
 }
 
 // finishRows is finish for nd destinations whose own features are xd

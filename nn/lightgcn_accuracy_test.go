@@ -3,6 +3,8 @@ package nn
 import (
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,38 +114,59 @@ func evalRec(t testing.TB, d *datasets.RecDataset, h, target *tensor.Tensor) rec
 }
 
 // TestLightGCNLastFM trains, in one run, a popularity baseline, matrix
-// factorisation with BPR and a 3-layer LightGCN on Last.fm's per-user
+// factorisation with BPR and a 1-layer LightGCN on Last.fm's per-user
 // split, each with its recipe selected on the VALIDATION pairs by
-// TestLightGCNLastFMSelect (lr 0.05, 4 negatives per positive, seed 0):
-// MF L2 1e-5 for 80 epochs, LightGCN L2 2e-6 for 100 epochs. It checks
-// that LightGCN is ahead of popularity on Recall@20 and NDCG@20, holds
-// floors a little under its measured test metrics and has a held-out AUC
-// of at least 0.95, and that MF holds its own floors.
+// TestLightGCNLastFMSelect (full batch, Adam lr 0.05, 4 negatives per
+// positive, seed 0): MF L2 5e-6 for 140 epochs, LightGCN with one
+// propagation step, L2 2e-6, for 120 epochs. It checks that LightGCN is
+// ahead of both baselines on the test Recall@20 and NDCG@20 and has a
+// held-out AUC of at least 0.95, and that both learned models hold floors
+// a little under their measured test metrics.
 //
-// The goal "LightGCN ahead of both baselines" does NOT hold with
-// validation-selected recipes: MF-BPR, which the earlier shared recipe
-// (L2 2e-6, 40 epochs, chosen on the test split) under-regularised, is
-// ahead. The selection (validation Recall@20 / NDCG@20 / AUC, 4
-// negatives; 1 negative was never better):
+// The selection (validation Recall@20; 4 negatives, lr 0.05, Adam weight
+// decay as the L2; "-": not run, "...": stopped, clearly behind):
 //
-//	             L2     epochs 20      40      60      80      100
-//	MF           0      .1800   .1680   .1656
-//	MF           2e-6   .1941   .2092   .2404   .2612   .2695
-//	MF           1e-5   .2137   .2671   .2686   .2757*  .2754   (ndcg .2143, auc .9564 at 80)
-//	MF           3e-5   .2149   .2307   .2269   .2293   .2274
-//	LightGCN     0      .2038   .2310   .2456
-//	LightGCN     2e-6   .2073   .2429   .2542   .2560   .2580*  (ndcg .2000, auc .9581 at 100)
-//	LightGCN     1e-5   .1964   .2067   .2056   .2069   .2073
-//	LightGCN     3e-5   .1557   .1537   .1539   .1543   .1546
+//	               L2    epochs 20  40     60     80     100    120    140    160
+//	MF             0     .1800  .1680  .1656
+//	MF             2e-6  .1941  .2092  .2404  .2612  .2695  .2730  .2798  .2788
+//	MF             5e-6  -      -      .2728  .2795  .2839  .2855  .2869* .2865
+//	MF             1e-5  .2137  .2671  .2686  .2757  .2754  -      -      -
+//	MF             3e-5  .2149  .2307  .2269  .2293  .2274
+//	LightGCN K=1   2e-6  .2252  .2617  .2791  .2863  .2883  .2895* .2889  .2886
+//	LightGCN K=1   5e-6  -      -      .2696  .2669  .2696  .2683  .2702  .2694
+//	LightGCN K=1   1e-5  -      .2428  .2451  ...
+//	LightGCN K=2   2e-6  .2182  .2578  .2678  .2709  .2753  .2742  .2758  -
+//	LightGCN K=2   5e-6  -      -      .2476  .2474  .2476  .2474  .2491  .2502
+//	LightGCN K=3   0     .2038  .2310  .2456
+//	LightGCN K=3   2e-6  .2073  .2429  .2542  .2560  .2580
+//	LightGCN K=3   1e-5  .1964  .2067  .2056  .2069  .2073
+//	LightGCN K=3   3e-5  .1557  .1537  .1539  .1543  .1546
 //
-// Test metrics of the selected recipes, measured once: MF-BPR recall@20
-// 0.2817, ndcg@20 0.2150, AUC 0.9588; LightGCN 0.2595, 0.2018, 0.9591
-// (LightGCN is 0.022 recall and 0.013 NDCG behind MF). LightGCN's best
-// lies at the grid's 100-epoch edge, still rising by about 0.002 per 20
-// epochs: not enough to close the gap.
+// (L2 0 and 3e-5, and MF 1e-5 and K=3 up to 100 epochs, are the first
+// grids', which also found 1 negative per positive never better than 4;
+// K=2 at 1e-5 and K=3 at 5e-6 were not run for want of CPU.) Selected:
+// MF L2 5e-6, 140 epochs (val recall@20 .2869, ndcg@20 .2229, AUC .9545);
+// LightGCN K=1 L2 2e-6, 120 epochs (val .2895, .2249, .9549). Test metrics of the selected recipes, measured once (go test
+// ./nn -run 'TestLightGCNLastFM$' -v, GOMAXPROCS=1): popularity recall@20
+// 0.1086, ndcg@20 0.0757, AUC 0.8976; MF-BPR 0.2906, 0.2228, 0.9560;
+// LightGCN 0.2950, 0.2278, 0.9572 (+0.0043 recall and +0.0050 NDCG over
+// MF: a small margin, stable only because every RNG is seeded).
+//
+// One propagation step is best on this data: the best validation recall
+// of K=2 is .2758 and of K=3 .2580, against K=1's .2895 (why deeper is
+// worse here was not investigated).
+//
+// What did not help (validation, TestLastFMExplore in
+// lastfm_explore_test.go, K=3): the LightGCN paper's L2 on the batch's ego
+// embeddings instead of Adam's weight decay on every row (lambda 1e-4:
+// recall .2641 at 100 epochs, .2738 at 250 with 1 negative, AUC .944-.947,
+// under 0.95); log1p listening counts as edge weights (.2602 vs .2580 at
+// 100 epochs); the friendship edges in the propagation graph (.2563); a
+// layer-0 weight of 0.7 instead of 1/(K+1) (.2508, L2 1e-5); Adam lr 0.1
+// (with the ego L2: .2518 vs .2466 at 60 epochs).
 func TestLightGCNLastFM(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains two recommenders on Last.fm (about 50 s on 2 cores)")
+		t.Skip("trains two recommenders on Last.fm (260 full-batch epochs; 460 s on 2 heavily shared cores)")
 	}
 	d, err := datasets.LoadLastFM(sharedData(t))
 	if err != nil {
@@ -151,73 +174,93 @@ func TestLightGCNLastFM(t *testing.T) {
 	}
 	ones := tensor.Ones(d.NumUsers, 1)
 	pop := evalRec(t, d, tensor.Concat([]*tensor.Tensor{ones, tensor.Reshape(d.ItemPopularity(), d.NumItems, 1)}, 0), d.TestPos)
-	t.Logf("popularity: %v auc=%.4f", pop.rank, pop.auc)
+	t.Logf("popularity:   %v auc=%.4f", pop.rank, pop.auc)
 	start := time.Now()
-	mf := fitRec(t, d, recConfig{layers: -1, epochs: 80, negatives: 4, lr: 0.05, weightDecay: 1e-5})
-	t.Logf("MF-BPR:     %v auc=%.4f (%.1f s)", mf.rank, mf.auc, time.Since(start).Seconds())
+	mf := fitRec(t, d, recConfig{layers: -1, epochs: 140, negatives: 4, lr: 0.05, weightDecay: 5e-6})
+	t.Logf("MF-BPR:       %v auc=%.4f (%.1f s)", mf.rank, mf.auc, time.Since(start).Seconds())
 	start = time.Now()
-	gnn := fitRec(t, d, recConfig{layers: 3, epochs: 100, negatives: 4, lr: 0.05, weightDecay: 2e-6})
-	t.Logf("LightGCN:   %v auc=%.4f (%.1f s)", gnn.rank, gnn.auc, time.Since(start).Seconds())
-	if gnn.rank.Recall[20] <= pop.rank.Recall[20] || gnn.rank.NDCG[20] <= pop.rank.NDCG[20] {
-		t.Errorf("LightGCN recall@20 %.4f ndcg@20 %.4f is not ahead of popularity's %.4f / %.4f",
-			gnn.rank.Recall[20], gnn.rank.NDCG[20], pop.rank.Recall[20], pop.rank.NDCG[20])
+	gnn := fitRec(t, d, recConfig{layers: 1, epochs: 120, negatives: 4, lr: 0.05, weightDecay: 2e-6})
+	t.Logf("LightGCN K=1: %v auc=%.4f (%.1f s)", gnn.rank, gnn.auc, time.Since(start).Seconds())
+	for _, b := range []struct {
+		name string
+		r    recResult
+	}{{"popularity", pop}, {"MF-BPR", mf}} {
+		if gnn.rank.Recall[20] <= b.r.rank.Recall[20] || gnn.rank.NDCG[20] <= b.r.rank.NDCG[20] {
+			t.Errorf("LightGCN recall@20 %.4f ndcg@20 %.4f is not ahead of %s's %.4f / %.4f",
+				gnn.rank.Recall[20], gnn.rank.NDCG[20], b.name, b.r.rank.Recall[20], b.r.rank.NDCG[20])
+		}
+	}
+	if gnn.auc < 0.95 {
+		t.Errorf("LightGCN held-out AUC %.4f; want at least 0.95", gnn.auc)
 	}
 	for _, m := range []struct {
 		name         string
 		r            recResult
 		recall, ndcg float64
-	}{{"LightGCN", gnn, 0.25, 0.19}, {"MF", mf, 0.27, 0.20}} {
-		if m.r.rank.Recall[20] < m.recall || m.r.rank.NDCG[20] < m.ndcg || m.r.auc < 0.95 {
-			t.Errorf("%s recall@20 %.4f ndcg@20 %.4f auc %.4f; want at least %.2f / %.2f / 0.95",
-				m.name, m.r.rank.Recall[20], m.r.rank.NDCG[20], m.r.auc, m.recall, m.ndcg)
+	}{{"LightGCN", gnn, 0.285, 0.22}, {"MF", mf, 0.28, 0.21}} {
+		if m.r.rank.Recall[20] < m.recall || m.r.rank.NDCG[20] < m.ndcg {
+			t.Errorf("%s recall@20 %.4f ndcg@20 %.4f; want at least %.2f / %.2f",
+				m.name, m.r.rank.Recall[20], m.r.rank.NDCG[20], m.recall, m.ndcg)
 		}
 	}
-	t.Logf("LightGCN - MF: recall@20 %+.4f ndcg@20 %+.4f (the gap the goal would close)",
-		gnn.rank.Recall[20]-mf.rank.Recall[20], gnn.rank.NDCG[20]-mf.rank.NDCG[20])
+	t.Logf("LightGCN - MF: recall@20 %+.4f ndcg@20 %+.4f", gnn.rank.Recall[20]-mf.rank.Recall[20], gnn.rank.NDCG[20]-mf.rank.NDCG[20])
 }
 
-// TestLightGCNLastFMSelect selects the recipe of TestLightGCNLastFM on
-// the VALIDATION pairs: for MF-BPR and 3-layer LightGCN alike (the same
-// grid, a fair budget), L2 in {0, 2e-6, 1e-5} x negatives per positive in
-// {1, 4} x epochs in {20, 40, 60} (one 60-epoch run per model, L2 and
-// negatives, evaluated after 20, 40 and 60 epochs), lr 0.05, seed 0,
-// picked by validation Recall@20; then the test metrics of each model's
-// selected config, once. It takes several minutes, so it runs only with
-// GNNREPL_VALSEL=1. The results are recorded at TestLightGCNLastFM.
+// TestLightGCNLastFMSelect selects the recipes of TestLightGCNLastFM on
+// the VALIDATION pairs: MF-BPR and LightGCN with 1, 2 and 3 propagation
+// steps, each over the same grid (a fair budget per model): Adam
+// weight decay (L2) in {2e-6, 5e-6, 1e-5} x epochs in {20, 40, ..., 160}
+// (one 160-epoch run per model and L2, evaluated every 20 epochs), full
+// batch, 4 negatives per positive, lr 0.05, seed 0, picked by validation
+// Recall@20; then the test metrics of each model's selected config, once.
+// It takes about an hour on 2 busy cores, so it runs only with
+// GNNREPL_VALSEL=1; GNNREPL_VALSEL=mf,1 (a comma-separated list of "mf"
+// and depths) runs only those models. The results are recorded at
+// TestLightGCNLastFM, with those of the first grids (L2 0 and 3e-5, up to
+// 100 epochs).
 func TestLightGCNLastFMSelect(t *testing.T) {
-	if os.Getenv("GNNREPL_VALSEL") == "" {
-		t.Skip("model selection on Last.fm's validation pairs: set GNNREPL_VALSEL=1 (several minutes)")
+	sel := os.Getenv("GNNREPL_VALSEL")
+	if sel == "" {
+		t.Skip("model selection on Last.fm's validation pairs: set GNNREPL_VALSEL=1 (about an hour)")
 	}
 	d, err := datasets.LoadLastFM(sharedData(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wds, negatives, epochs, evalAt := []float64{0, 2e-6, 1e-5}, []int{1, 4}, 60, []int{20, 40}
-	if os.Getenv("GNNREPL_VALSEL") == "wide" {
-		// The first grid's best configs lie on its edge (60 epochs; MF at
-		// L2 1e-5): 4 negatives (never worse than 1 there), L2 up to 3e-5
-		// and up to 100 epochs.
-		wds, negatives, epochs, evalAt = []float64{2e-6, 1e-5, 3e-5}, []int{4}, 100, []int{20, 40, 60, 80}
-	}
-	for _, layers := range []int{-1, 3} {
-		best, bestRecall := recConfig{}, -1.0
-		for _, wd := range wds {
-			for _, negs := range negatives {
-				c := recConfig{layers: layers, epochs: epochs, negatives: negs, lr: 0.05, weightDecay: wd}
-				start := time.Now()
-				trainRec(t, d, c, evalAt, func(e int, h *tensor.Tensor) {
-					v := evalRec(t, d, h, d.ValPos)
-					t.Logf("layers %2d l2 %-6g neg %d epochs %2d: val recall@20 %.4f ndcg@20 %.4f auc %.4f (%.0f s)",
-						layers, wd, negs, e, v.rank.Recall[20], v.rank.NDCG[20], v.auc, time.Since(start).Seconds())
-					if v.rank.Recall[20] > bestRecall {
-						best, bestRecall = c, v.rank.Recall[20]
-						best.epochs = e
-					}
-				})
+	models := []int{-1, 1, 2, 3}
+	if sel != "1" {
+		models = nil
+		for _, f := range strings.Split(sel, ",") {
+			switch f = strings.TrimSpace(f); f {
+			case "mf":
+				models = append(models, -1)
+			default:
+				k, err := strconv.Atoi(f)
+				if err != nil || k < 1 {
+					t.Fatalf("GNNREPL_VALSEL=%q: want 1, or a comma-separated list of \"mf\" and depths >= 1", sel)
+				}
+				models = append(models, k)
 			}
 		}
+	}
+	wds, epochs, evalAt := []float64{2e-6, 5e-6, 1e-5}, 160, []int{20, 40, 60, 80, 100, 120, 140}
+	for _, layers := range models {
+		best, bestRecall := recConfig{}, -1.0
+		for _, wd := range wds {
+			c := recConfig{layers: layers, epochs: epochs, negatives: 4, lr: 0.05, weightDecay: wd}
+			start := time.Now()
+			trainRec(t, d, c, evalAt, func(e int, h *tensor.Tensor) {
+				v := evalRec(t, d, h, d.ValPos)
+				t.Logf("layers %2d l2 %-6g epochs %3d: val recall@20 %.4f ndcg@20 %.4f auc %.4f (%.0f s)",
+					layers, wd, e, v.rank.Recall[20], v.rank.NDCG[20], v.auc, time.Since(start).Seconds())
+				if v.rank.Recall[20] > bestRecall {
+					best, bestRecall = c, v.rank.Recall[20]
+					best.epochs = e
+				}
+			})
+		}
 		r := fitRec(t, d, best)
-		t.Logf("layers %2d selected l2 %g neg %d epochs %d (val recall@20 %.4f): TEST recall@20 %.4f ndcg@20 %.4f auc %.4f",
-			layers, best.weightDecay, best.negatives, best.epochs, bestRecall, r.rank.Recall[20], r.rank.NDCG[20], r.auc)
+		t.Logf("layers %2d selected l2 %g epochs %d (val recall@20 %.4f): TEST recall@20 %.4f ndcg@20 %.4f auc %.4f",
+			layers, best.weightDecay, best.epochs, bestRecall, r.rank.Recall[20], r.rank.NDCG[20], r.auc)
 	}
 }

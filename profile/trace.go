@@ -1,13 +1,12 @@
 package profile
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/gnnrepl/gnnrepl/internal/atomicfile"
 )
 
 // traceEvent is one entry of the Chrome trace event format ("X" complete
@@ -66,39 +65,12 @@ func (r *Report) ChromeTrace() ([]byte, error) {
 // or https://ui.perfetto.dev). The file is written to a temporary file in
 // the same folder and renamed into place, so path never holds a partial
 // trace. Errors name the path.
-func (r *Report) WriteChromeTrace(path string) (err error) {
+func (r *Report) WriteChromeTrace(path string) error {
 	data, err := r.ChromeTrace()
 	if err != nil {
 		return fmt.Errorf("profile: trace for %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("profile: writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	w := bufio.NewWriter(f)
-	if _, err = w.Write(data); err != nil {
-		return fmt.Errorf("profile: writing %s: %w", path, err)
-	}
-	if err = w.Flush(); err != nil {
-		return fmt.Errorf("profile: writing %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("profile: writing %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("profile: writing %s: %w", path, err)
-	}
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("profile: writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("profile: writing %s: %w", path, err)
 	}
 	return nil

@@ -737,7 +737,7 @@ func (s *Session) Doc(name string) (string, bool) {
 // (as go doc does after the package comment), or "".
 func (s *Session) packageMembers(pkg string) string {
 	var names []string
-	for k := range s.opts.Docs {
+	for k := range s.allDocs() {
 		if rest, ok := strings.CutPrefix(k, pkg+"."); ok && !strings.Contains(rest, ".") {
 			names = append(names, rest)
 		}
@@ -764,13 +764,13 @@ func (s *Session) describe(parts []string) (string, bool) {
 	if p := s.pkgPath(parts[0]); p != "" {
 		pkg := s.pkgName(p)
 		if len(parts) == 1 {
-			if d, ok := s.opts.Docs[pkg]; ok {
+			if d, ok := s.doc(pkg); ok {
 				return d + s.packageMembers(pkg), true
 			}
 			return fmt.Sprintf("package %s // import %q", pkg, p), true
 		}
 		key := pkg + "." + strings.Join(parts[1:], ".")
-		if d, ok := s.opts.Docs[key]; ok {
+		if d, ok := s.doc(key); ok {
 			return d, true
 		}
 		if len(parts) == 2 {
@@ -781,7 +781,7 @@ func (s *Session) describe(parts []string) (string, bool) {
 			if t, ok := s.namedType(parts[0] + "." + parts[1]); ok && t.Kind() == reflect.Struct {
 				if f, ok := t.FieldByName(parts[2]); ok && f.IsExported() {
 					d := fmt.Sprintf("field %s %s of %s.%s", f.Name, f.Type, pkg, parts[1])
-					if td, ok := s.opts.Docs[pkg+"."+parts[1]]; ok {
+					if td, ok := s.doc(pkg + "." + parts[1]); ok {
 						d += "\n\n" + td
 					}
 					return d, true
@@ -846,7 +846,7 @@ func (s *Session) typeDoc(t reflect.Type, method string) (string, bool) {
 	if method != "" {
 		key += "." + method
 	}
-	d, ok := s.opts.Docs[key]
+	d, ok := s.doc(key)
 	return d, ok
 }
 
@@ -865,19 +865,28 @@ func (s *Session) describeSymbol(p, pkg, name string) (string, bool) {
 		return "", false
 	}
 	full := pkg + "." + name
+	var d string
 	if c, ok := v.Interface().(constant.Value); ok {
-		return fmt.Sprintf("const %s = %s", full, c.ExactString()), true
+		d = fmt.Sprintf("const %s = %s", full, c.ExactString())
+	} else {
+		switch {
+		case v.Kind() == reflect.Func:
+			d = "func " + full + strings.TrimPrefix(v.Type().String(), "func")
+		case v.Kind() == reflect.Pointer && v.IsNil():
+			d = fmt.Sprintf("type %s %s", full, v.Type().Elem().Kind())
+		case v.CanAddr():
+			d = fmt.Sprintf("var %s %s", full, v.Type())
+		default:
+			d = fmt.Sprintf("%s %s", full, v.Type())
+		}
 	}
-	switch {
-	case v.Kind() == reflect.Func:
-		return "func " + full + strings.TrimPrefix(v.Type().String(), "func"), true
-	case v.Kind() == reflect.Pointer && v.IsNil():
-		t := v.Type().Elem()
-		return fmt.Sprintf("type %s %s", full, t.Kind()), true
-	case v.CanAddr():
-		return fmt.Sprintf("var %s %s", full, v.Type()), true
+	// The session carries the documentation of its own packages only; a
+	// standard-library member (an import path without a dot) gets the
+	// address of its documentation.
+	if first, _, _ := strings.Cut(p, "/"); !strings.Contains(first, ".") {
+		d += "\n\nDocumentation: https://pkg.go.dev/" + p + "#" + name
 	}
-	return fmt.Sprintf("%s %s", full, v.Type()), true
+	return d, true
 }
 
 // describeFunc evaluates a session function's name to show its type.

@@ -7,12 +7,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,43 +87,72 @@ func programCells(name string, src []byte) ([]string, error) {
 
 // conformanceSymbols is the standard library part of the session's
 // symbol tables (the engine's packages are not needed and slow a session's
-// start).
+// start), with yaegi's "." entry: stdlib.MapTypes, the interfaces (Stringer,
+// error, ...) that fmt, errors and others look for in interpreted values.
 var conformanceSymbols = sync.OnceValue(func() interp.Exports {
 	x := interp.Exports{}
 	for k, v := range builtins.Symbols {
-		if !strings.Contains(strings.SplitN(k, "/", 2)[0], ".") {
+		if k == "." || !strings.Contains(strings.SplitN(k, "/", 2)[0], ".") {
 			x[k] = v
 		}
 	}
 	return x
 })
 
+// stdoutFile and stderrFile are descriptors 1 and 2 (package variables, so
+// that no finalizer closes them): under go test -json the testing package
+// sets os.Stderr = os.Stdout, and a program's os.Stderr must be descriptor 2
+// as in the shell.
+var (
+	stdoutFile = os.NewFile(1, "/dev/stdout")
+	stderrFile = os.NewFile(2, "/dev/stderr")
+)
+
 // runInSession types the program's cells into a new session and returns
 // what it wrote on its standard output and error; a cell's error is
-// written on stderr as the front end shows it, and ends the run.
+// written on stderr as the front end shows it, and ends the run. As in
+// the shell, the session writes to descriptors 1 and 2, and those are
+// captured the way the Jupyter kernel captures them (CaptureFDs), so that
+// compiled code writing to os.Stdout or os.Stderr is seen too.
 func runInSession(name string, src []byte) (stdout, stderr string) {
 	cells, err := programCells(name, src)
 	if err != nil {
 		return "", "parse: " + err.Error()
 	}
 	out, errOut := &syncBuffer{}, &syncBuffer{}
-	s, err := New(Options{Stdout: out, Stderr: errOut, Stdin: strings.NewReader(""),
+	c, err := CaptureFDs(out, errOut)
+	if err != nil { // not Linux, macOS or FreeBSD: compiled writes to os.Stderr are missed
+		errOut.Write([]byte(runCells(cells, out, errOut)))
+		return out.String(), errOut.String()
+	}
+	savedStdout, savedStderr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = stdoutFile, stderrFile
+	cellErr := runCells(cells, os.Stdout, os.Stderr)
+	os.Stdout, os.Stderr = savedStdout, savedStderr
+	if err := c.Restore(); err != nil {
+		fmt.Fprintf(errOut, "\n[restore: %v]\n", err)
+	}
+	errOut.Write([]byte(cellErr))
+	return out.String(), errOut.String()
+}
+
+// runCells evaluates cells in a new session writing to stdout and stderr,
+// and returns the first failing cell's error as the front end shows it, or
+// "".
+func runCells(cells []string, stdout, stderr io.Writer) string {
+	s, err := New(Options{Stdout: stdout, Stderr: stderr, Stdin: strings.NewReader(""),
 		Symbols: []interp.Exports{conformanceSymbols()}, InterruptGrace: time.Second})
 	if err != nil {
-		return "", "session: " + err.Error()
+		return "session: " + err.Error()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for i, c := range cells {
 		if _, err := s.EvalSource(ctx, fmt.Sprintf("In[%d]", i+1), c); err != nil {
-			fmt.Fprintf(errOut, "\n[cell %d: %v]\n", i+1, err)
-			if errors.Is(err, ErrBusy) || ctx.Err() != nil {
-				break
-			}
-			break
+			return fmt.Sprintf("\n[cell %d: %v]\n", i+1, err)
 		}
 	}
-	return out.String(), errOut.String()
+	return ""
 }
 
 func conformancePrograms(t *testing.T) []string {

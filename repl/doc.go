@@ -45,8 +45,10 @@
 // for the duration of an evaluation.
 //
 // Limits of yaegi v0.16.1 the session works around or reports: a range
-// over an integer panics inside the compiler (recovered, reported with a
-// hint); a type or method cannot be redefined (an identical redeclaration is
+// over an integer or a function whose type the session cannot tell panics
+// inside the compiler (recovered, reported with a hint; gosem.go rewrites
+// the others); the generic packages slices, maps, cmp and iter are
+// interpreted Go source (gosrc.go); a type or method cannot be redefined (an identical redeclaration is
 // ignored, a changed one rejected; :reset starts over); only one program
 // runs at a time, and goroutines a cell leaves running may race with the
 // next cell's start. Memory: yaegi keeps every cell's compiled code; the

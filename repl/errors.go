@@ -159,7 +159,13 @@ func trimSuffix(name string) string { return strings.TrimSuffix(name, fileSuffix
 
 // cleanNames removes fileSuffix from the file names in msg.
 func cleanNames(msg string) string {
-	return strings.ReplaceAll(msg, fileSuffix+":", ":")
+	msg = strings.ReplaceAll(msg, fileSuffix+":", ":")
+	if strings.Contains(msg, "_gnnrepl_") {
+		for _, p := range goSourcePackages { // the source packages' private names (privateName)
+			msg = strings.ReplaceAll(msg, privateName(p.path, ""), "")
+		}
+	}
+	return msg
 }
 
 func interrupted(ctx context.Context) error {

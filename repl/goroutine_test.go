@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gnnrepl/gnnrepl/runctx"
 )
 
 // TestGoroutinePanicFailsCell: a goroutine's panic while its cell runs
@@ -123,4 +125,107 @@ func TestInterruptCellStopsGoroutines(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	stopped(t)
+}
+
+// TestInterruptStopsGoroutinesNotYetRunning: goroutines a cell started
+// are stopped by an interrupt that arrives as the cell starts (before its
+// program's first step: yaegi gives the frames made after an interrupt its
+// new run id, which only a later interrupt stops) or while the goroutines
+// have not begun running. Many goroutines are started and the interrupt
+// comes at once, at a different moment in each of 50 rounds.
+func TestInterruptStopsGoroutinesNotYetRunning(t *testing.T) {
+	s, _, _ := newSession(t)
+	eval(t, s, `import "example.com/testpkg"`)
+	eval(t, s, "func work() {\n\tfor {\n\t\ttestpkg.Mark()\n\t}\n}")
+	cells := []string{
+		"for i := 0; i < 20; i++ {\n\tgo func() {\n\t\tfor {\n\t\t\ttestpkg.Mark()\n\t\t}\n\t}()\n}",
+		"for i := 0; i < 20; i++ {\n\tgo work()\n}",
+	}
+	for round := range 50 {
+		cell := cells[round%2]
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		switch round % 5 {
+		case 0: // cancelled before the cell starts
+			cancel()
+			go func() { _, err := s.Eval(ctx, cell); errc <- err }()
+		case 1: // Interrupt as the cell starts
+			go func() { _, err := s.Eval(ctx, cell); errc <- err }()
+			s.Interrupt()
+		case 2: // cancelled as the cell starts
+			go func() { _, err := s.Eval(ctx, cell); errc <- err }()
+			cancel()
+		case 3: // Interrupt after a delay growing with the round
+			go func() { _, err := s.Eval(ctx, cell); errc <- err }()
+			time.Sleep(time.Duration(round) * 20 * time.Microsecond)
+			s.Interrupt()
+		case 4: // idle: right after the cell returned
+			go func() { _, err := s.Eval(ctx, cell); errc <- err }()
+			<-errc
+			s.Interrupt()
+			errc <- nil
+		}
+		err := <-errc
+		cancel()
+		if err == nil && round%5 != 4 {
+			// The interrupt came before the cell began (an interrupt of
+			// the idle session): the cell ran, and so do its goroutines,
+			// until the next interrupt.
+			s.Interrupt()
+		} else if err != nil && !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("round %d: err = %v", round, err)
+		}
+		t.Logf("round %d: %v", round, err)
+		stopped(t)
+	}
+}
+
+// TestInterruptsCountOnce: runctx.Interrupts counts one per interrupt:
+// Interrupt of an idle session, Interrupt of a running cell followed by
+// the cancellation of its context (as the kernel and the shell do), and a
+// cancelled context alone each count one.
+func TestInterruptsCountOnce(t *testing.T) {
+	s, _, _ := newSession(t)
+	eval(t, s, `import "example.com/testpkg"`)
+	running := func(ctx context.Context) chan error {
+		errc := make(chan error, 1)
+		go func() {
+			_, err := s.Eval(ctx, "for {\n\ttestpkg.Mark()\n}")
+			errc <- err
+		}()
+		for m := marks.Load(); marks.Load() < m+100; {
+			time.Sleep(100 * time.Microsecond)
+		}
+		return errc
+	}
+	for round := range 10 {
+		n := runctx.Interrupts()
+		s.Interrupt()
+		if got := runctx.Interrupts() - n; got != 1 {
+			t.Fatalf("round %d: idle Interrupt counted %d", round, got)
+		}
+
+		n = runctx.Interrupts()
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := running(ctx)
+		s.Interrupt()
+		cancel()
+		if err := <-errc; !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("round %d: err = %v", round, err)
+		}
+		if got := runctx.Interrupts() - n; got != 1 {
+			t.Fatalf("round %d: Interrupt and cancel of a running cell counted %d", round, got)
+		}
+
+		n = runctx.Interrupts()
+		ctx, cancel = context.WithCancel(context.Background())
+		errc = running(ctx)
+		cancel()
+		if err := <-errc; !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("round %d: err = %v", round, err)
+		}
+		if got := runctx.Interrupts() - n; got != 1 {
+			t.Fatalf("round %d: a cancelled cell counted %d", round, got)
+		}
+	}
 }

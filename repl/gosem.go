@@ -28,6 +28,15 @@ import (
 //     "nil type" (https://github.com/traefik/yaegi/pull/1644, never
 //     merged). rangeInts rewrites it into a three-clause loop when the
 //     session can tell that n is an integer.
+//   - Range over a function (Go 1.23) fails in the same way; rangeFuncs
+//     (rangefunc.go) rewrites it into a call of the function with a yield
+//     function literal when the session can tell the function's type.
+//   - The generic packages slices, maps, cmp and iter cannot be called
+//     from compiled code (https://github.com/traefik/yaegi/issues/1704);
+//     the session compiles Go sources of them (gosrc.go), has the cells
+//     call them under private names (privateGenerics) and gives untyped
+//     constant arguments of cmp's functions their default type
+//     (typeUntypedArgs).
 //   - min, max (https://github.com/traefik/yaegi/issues/1674) and clear (Go
 //     1.21) are undefined. The session declares generic min and max
 //     functions and a compiled clear, and calls them instead.
@@ -41,6 +50,11 @@ import (
 //     instead (and panics when the types differ). No upstream issue was
 //     found; wrapTupleBlocks runs such statements in a function literal, as
 //     for the tuple defines of toplevel.go.
+//   - Deferred function literals in loops and deferred methods' receivers
+//     (gosem_defer.go), const groups of several names per spec from iota
+//     (gosem_const.go), method expressions T.M (gosem_methexpr.go) and
+//     recovered compiled errors (gosem_recover.go) and `case error:`
+//     (gosem_tswitch.go): see there.
 
 // builtinShadowed reports whether name (min, max, clear, print, println) is
 // declared by the session or anywhere in the unit n, so that it is not the
@@ -90,10 +104,19 @@ func (s *Session) builtinShadowed(n ast.Node, name string) bool {
 // a statement block), in place. ctx bounds the evaluations the session
 // makes to learn the types of session variables.
 func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
+	s.expandConstGroups(n)
+	s.rangeFuncs(ctx, n)
+	s.typeUntypedArgs(n)
+	s.rewriteMethodExprs(n)
 	s.rangeInts(ctx, n)
 	perIteration(n)
+	s.bindDeferReceivers(n)
 	s.bindDefers(n)
+	s.bindDeferredLits(n)
 	s.rewriteBuiltins(n)
+	s.recoverCalls(n)
+	s.errorCases(n)
+	s.privateGenerics(n)
 }
 
 // rewriteBuiltins replaces the calls of min, max, clear, print and println
@@ -606,7 +629,7 @@ var intTypes = map[string]bool{"int": true, "int8": true, "int16": true, "int32"
 //
 //	for i := range n { body }  =>  { _gnnrepl_nK := n; for _gnnrepl_kK := _gnnrepl_nK - _gnnrepl_nK; _gnnrepl_kK < _gnnrepl_nK; _gnnrepl_kK++ { i := _gnnrepl_kK; body } }
 //
-// Range over a function (Go 1.23) is not rewritten.
+// Range over a function (Go 1.23) is rangeFuncs'.
 func (s *Session) rangeInts(ctx context.Context, root ast.Node) {
 	ints := map[string]bool{}    // names declared with an integer type in the unit
 	notInts := map[string]bool{} // names declared otherwise
@@ -813,12 +836,12 @@ func isBlank(e ast.Expr) bool {
 //	defer F(x, y.M(), 1)   =>   { _gnnrepl_dNa0 := x; _gnnrepl_dNa1 := y.M(); defer F(_gnnrepl_dNa0, _gnnrepl_dNa1, 1) }
 //
 // Literals and constants stay in place (an untyped constant keeps its
-// type). The function value itself is not bound: yaegi runs a deferred
-// function literal bound to a variable forever
+// type). The function value itself is not bound here: yaegi runs a
+// deferred function literal bound to a variable forever
 // (https://github.com/traefik/yaegi/issues/1697) and fails on a bound
-// method value of a compiled type, so a deferred method still reads its
-// receiver at exit and a deferred function literal sees the variables as
-// they are at exit (KNOWN_DIFFERENCES.md).
+// method value of a compiled type; bindDeferReceivers and bindDeferredLits
+// (gosem_defer.go) bind the receivers of session types' methods and make
+// deferred function literals in loops at the defer.
 func (s *Session) bindDefers(root ast.Node) {
 	n := 0
 	done := map[*ast.DeferStmt]bool{}

@@ -106,23 +106,34 @@ func redeclared(pos token.Position, key string) error {
 		"yaegi cannot redefine types and methods: use a new name, or :reset and run the cells again"}
 }
 
-// recordDecls remembers the text of f's type and method declarations
-// after f compiled and ran.
-func (s *Session) recordDecls(f *ast.File) {
-	s.nmu.Lock()
-	defer s.nmu.Unlock()
+// declTexts returns the text of f's type and method declarations, by
+// declKey; taken before the session's rewrites (goSemantics), so that the
+// same cell run again compares equal.
+func (s *Session) declTexts(f *ast.File) map[string]string {
+	texts := map[string]string{}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
 			if key := declKey(d, nil); key != "" {
-				s.decls[key] = s.declText(d)
+				texts[key] = s.declText(d)
 			}
 		case *ast.GenDecl:
 			if d.Tok == token.TYPE {
 				for _, sp := range d.Specs {
-					s.decls[declKey(d, sp)] = s.declText(sp)
+					texts[declKey(d, sp)] = s.declText(sp)
 				}
 			}
 		}
+	}
+	return texts
+}
+
+// recordDecls remembers the texts (declTexts) of a unit's type and method
+// declarations after it compiled and ran.
+func (s *Session) recordDecls(texts map[string]string) {
+	s.nmu.Lock()
+	defer s.nmu.Unlock()
+	for k, v := range texts {
+		s.decls[k] = v
 	}
 }

@@ -116,13 +116,17 @@ type Session struct {
 	pending *PanicError                        // a goroutine's panic that came while no cell ran, reported by the next
 	inp     atomic.Pointer[interp.Interpreter] // s.in, for Interrupt (which does not take mu)
 
-	nmu         sync.Mutex        // guards the tables below
-	names       map[string]string // session-declared name -> "var", "const", "func", "type"
-	imports     map[string]string // local package name -> import path
-	decls       map[string]string // "type T", "method T.M" -> declaration text (redecl.go)
-	packages    map[string]string // package name -> import path, for every symbol table (unambiguous names)
+	nmu         sync.Mutex                          // guards the tables below
+	names       map[string]string                   // session-declared name -> "var", "const", "func", "type"
+	imports     map[string]string                   // local package name -> import path
+	decls       map[string]string                   // "type T", "method T.M" -> declaration text (redecl.go)
+	funcTypes   map[string]*ast.FuncType            // the signatures of the session's functions (rangefunc.go)
+	methodTypes map[string]map[string]*ast.FuncType // method name -> receiver type name -> signature
+	packages    map[string]string                   // package name -> import path, for every symbol table (unambiguous names)
 	memberTable map[string][]string
 	notices     string // what the prelude wrote on stderr (PreludeNotices)
+
+	goSources bool // the source packages (gosrc.go) are compiled into in (set and read under mu)
 }
 
 // Result is what an evaluation shows.
@@ -154,6 +158,9 @@ func New(opts Options) (*Session, error) {
 	s := &Session{opts: opts, trace: &traceWriter{w: opts.Stderr}}
 	s.out = display.NewOutput(opts.Display, opts.Stdout, opts.Stderr)
 	s.packages, s.memberTable = packageTables(opts.Symbols)
+	if s.hasStdlib() {
+		s.addGoSourceTables()
+	}
 	if err := s.init(); err != nil {
 		return nil, err
 	}
@@ -183,6 +190,9 @@ func (s *Session) hasSymbols(x interp.Exports) bool {
 type cellRun struct {
 	cancel context.CancelFunc
 	goErr  *PanicError // the first goroutine panic while the cell ran
+	// counted is set once the cell's interruption has been counted
+	// (runctx.Interrupts): by Interrupt, or when its context ended.
+	counted atomic.Bool
 }
 
 // goPanic reports a panic recovered in a goroutine the interpreted code
@@ -219,19 +229,39 @@ func (s *Session) goPanic(v any, where string) {
 // runctx.Session's context. It may be called at any time, from any
 // goroutine: the front ends call it on Ctrl-C and interrupt_request, also
 // while no cell runs.
+//
+// Each call counts one interrupt (runctx.Interrupts). A cell whose context
+// is cancelled (or that a goroutine's panic stops) counts one too, unless
+// Interrupt has counted it already: a front end that also cancels the
+// cell's context calls Interrupt first, and one Ctrl-C counts once.
 func (s *Session) Interrupt() {
 	s.gmu.Lock()
-	if c := s.cur; c != nil {
-		c.cancel()
+	c := s.cur
+	if c != nil {
+		c.counted.Store(true)
 	}
 	s.gmu.Unlock()
-	s.stopGoroutines()
+	runctx.CancelSession()
+	if c != nil {
+		c.cancel()
+	}
+	s.stopInterpreted()
 }
 
-// stopGoroutines stops every interpreted goroutine of the session at its
-// next step and cancels runctx.Session's context.
-func (s *Session) stopGoroutines() {
-	runctx.CancelSession()
+// cellInterrupted stops every interpreted goroutine of the session, as
+// the end of cell c's context does, and counts the interrupt and cancels
+// runctx.Session's context unless that was done for c already (c nil: a
+// program run outside a cell).
+func (s *Session) cellInterrupted(c *cellRun) {
+	if c == nil || c.counted.CompareAndSwap(false, true) {
+		runctx.CancelSession()
+	}
+	s.stopInterpreted()
+}
+
+// stopInterpreted stops every interpreted goroutine of the session at its
+// next step.
+func (s *Session) stopInterpreted() {
 	if i := s.inp.Load(); i != nil && yaegi.ok {
 		s.st.stop(i)
 	}
@@ -253,8 +283,19 @@ func (s *Session) init() error {
 	})
 	s.inp.Store(s.in)
 	for _, x := range s.opts.Symbols {
-		if err := s.in.Use(x); err != nil {
+		if err := s.in.Use(withoutGoSourceStubs(x)); err != nil {
 			return fmt.Errorf("repl: loading symbols: %w", err)
+		}
+	}
+	s.goSources = false // compiled at the first import of one (needGoSources)
+	// yaegi v0.16.1 compiling a package's source after main's globals
+	// exist (the prelude's) gives later defines of main the prelude's
+	// slots ("reflect.Set: value of type int is not assignable to ..."):
+	// a session with a prelude compiles the source packages first.
+	if strings.TrimSpace(s.opts.Prelude) != "" && s.hasStdlib() {
+		s.goSources = true
+		if err := s.installGoSources(); err != nil {
+			return err
 		}
 	}
 	// The display package, when loaded, shows in this session's Output.
@@ -270,6 +311,8 @@ func (s *Session) init() error {
 		"Clear":   reflect.ValueOf(rtClear),
 		"Saved":   reflect.ValueOf(func(name string) any { return s.saved[name].Interface() }),
 	}
+	rt["Recovered"] = reflect.ValueOf(rtRecovered) // gosem_recover.go
+	rt["Error"] = reflect.ValueOf((*error)(nil))   // gosem_tswitch.go
 	if err := s.in.Use(interp.Exports{rtKey: rt}); err != nil {
 		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
@@ -277,6 +320,8 @@ func (s *Session) init() error {
 	s.names = map[string]string{}
 	s.imports = map[string]string{}
 	s.decls = map[string]string{}
+	s.funcTypes = map[string]*ast.FuncType{}
+	s.methodTypes = map[string]map[string]*ast.FuncType{}
 	s.nmu.Unlock()
 	if _, err := s.eval(context.Background(), "runtime", "import "+rtName+" "+strconv.Quote(rtPath)); err != nil {
 		return fmt.Errorf("repl: %w", err)
@@ -387,10 +432,11 @@ func (s *Session) EvalSource(ctx context.Context, name, src string) (Result, err
 	}
 	// An interrupt of the cell stops every interpreted goroutine too, also
 	// when it comes before the cell's program starts (while compiling).
-	defer context.AfterFunc(ctx, s.stopGoroutines)()
+	c := &cellRun{}
+	defer context.AfterFunc(ctx, func() { s.cellInterrupted(c) })()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	c := &cellRun{cancel: cancel}
+	c.cancel = cancel
 	s.cur = c
 	s.gmu.Unlock()
 	res, err := s.eval(ctx, name, src)
@@ -453,10 +499,17 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if err != nil {
 			return Result{}, compileError(err)
 		}
+		if err := s.needGoSources(f); err != nil {
+			return Result{}, err
+		}
 		s.dropKnownImports(f)
 		if _, err := s.dropRedeclarations(f); err != nil {
 			return Result{}, err
 		}
+		if err := s.checkArity(ctx, f); err != nil {
+			return Result{}, err
+		}
+		texts := s.declTexts(f)
 		s.goSemantics(ctx, f)
 		s.guardGoStmts(f)
 		splitTupleAssigns(f)
@@ -469,12 +522,15 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 			return Result{}, err
 		}
 		s.record(f)
-		s.recordDecls(f)
+		s.recordDecls(texts)
 		return Result{}, nil
 	case unitDecls:
 		f, err := parser.ParseFile(fset, name, declPrefix+lineDirective(line, col)+text, parser.DeclarationErrors)
 		if err != nil {
 			return Result{}, compileError(err)
+		}
+		if err := s.needGoSources(f); err != nil {
+			return Result{}, err
 		}
 		if s.dropKnownImports(f) {
 			return Result{}, nil
@@ -482,6 +538,10 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		if empty, err := s.dropRedeclarations(f); err != nil || empty {
 			return Result{}, err
 		}
+		if err := s.checkArity(ctx, f); err != nil {
+			return Result{}, err
+		}
+		texts := s.declTexts(f)
 		s.goSemantics(ctx, f)
 		s.guardGoStmts(f)
 		splitTupleAssigns(f)
@@ -496,7 +556,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 			return Result{}, err
 		}
 		s.record(f)
-		s.recordDecls(f)
+		s.recordDecls(texts)
 		return Result{}, nil
 	}
 
@@ -506,6 +566,12 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		return Result{}, eofError(compileError(err), line+strings.Count(text, "\n")+1)
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
+	if err := s.checkArity(ctx, body); err != nil {
+		return Result{}, err
+	}
+	if err := loopDeferError(fset, body); err != nil {
+		return Result{}, err
+	}
 	s.goSemantics(ctx, body)
 	s.guardGoStmts(body)
 	splitTupleAssigns(body)
@@ -826,11 +892,13 @@ func (s *Session) compile(n ast.Node, src string) (prog *interp.Program, err err
 func hint(r any, src string) string {
 	msg := fmt.Sprint(r)
 	if strings.Contains(msg, "nil type") && strings.Contains(src, "range") {
-		return "yaegi v0.16.1 cannot range over a function (Go 1.23; call it with a yield function instead), nor over an integer " +
-			"whose type the session cannot tell (write `for i := 0; i < n; i++`)"
+		return "yaegi v0.16.1 cannot range over a function (Go 1.23) nor over an integer whose type the session cannot tell, " +
+			"such as a local variable's namesake or an iterator over a struct type of yours (call the iterator with a yield function, " +
+			"`seq(func(v T) bool { ...; return true })`, or write `for i := 0; i < n; i++`)"
 	}
 	if strings.HasPrefix(msg, "reflect.Value.Convert: value of type") || strings.HasPrefix(msg, "reflect: Call with too") {
-		return "yaegi v0.16.1 does not check the arguments of a call to a compiled function or method when it compiles the cell: " +
+		return "yaegi v0.16.1 does not check the arguments of a call to a compiled function or method when it compiles the cell " +
+			"(the session checks their number where it can type the receiver): " +
 			"a call in this cell has too many arguments or one of the wrong type (see :doc for its signature); nothing of the cell ran"
 	}
 	return ""
@@ -948,6 +1016,18 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 	s.trace.begin()
 	stops := s.st.stops.Load()
 	e := start(ctx, s.in, &s.st, prog, runctx.Set, &s.trace.main)
+	defer func() {
+		// An interrupt stops the goroutines the program started also when
+		// the program ended first: a stop that came before the program's
+		// first step (while compiling) does not stop frames made since.
+		if ctx.Err() != nil && e.stop != nil {
+			select {
+			case <-e.fin:
+				e.stop()
+			default:
+			}
+		}
+	}()
 	select {
 	case <-e.fin:
 	case <-ctx.Done():
@@ -962,7 +1042,10 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 			}
 		default:
 		}
-		runctx.CancelSession()
+		s.gmu.Lock()
+		c := s.cur
+		s.gmu.Unlock()
+		s.cellInterrupted(c)
 		if e.stop != nil {
 			e.stop()
 		} else {
@@ -979,6 +1062,9 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 		for {
 			select {
 			case <-e.fin:
+				// (The deferred stop, now that the program has ended,
+				// stops the goroutines it started after the last stop:
+				// they carry that stop's run id.)
 				s.trace.end()
 				s.rec.reclaim(s.in, prog)
 				return reflect.Value{}, interrupted(ctx)
@@ -1082,11 +1168,27 @@ func (s *Session) record(f *ast.File) {
 		case *ast.FuncDecl:
 			if d.Recv == nil {
 				s.names[d.Name.Name] = "func"
+				s.funcTypes[d.Name.Name] = detachNode(d.Type)
+			} else if len(d.Recv.List) == 1 {
+				s.recordMethod(d)
 			}
 		case *ast.GenDecl:
 			s.recordGen(d)
 		}
 	}
+}
+
+// recordMethod notes the signature of the method d of a non-generic
+// receiver type.
+func (s *Session) recordMethod(d *ast.FuncDecl) {
+	recv := recvTypeName(d.Recv.List[0].Type)
+	if recv == "" {
+		return
+	}
+	if s.methodTypes[d.Name.Name] == nil {
+		s.methodTypes[d.Name.Name] = map[string]*ast.FuncType{}
+	}
+	s.methodTypes[d.Name.Name][recv] = detachNode(d.Type)
 }
 
 // recordStmts notes the names top-level statements declared.

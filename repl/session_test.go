@@ -268,13 +268,14 @@ func TestRuntimePanic(t *testing.T) {
 }
 
 // TestInternalPanic: yaegi v0.16.1 panics with "nil type" while compiling
-// a range over a function (the session rewrites a range over an integer);
-// the session recovers it and goes on.
+// a range over a function the session cannot rewrite (a variable of an
+// earlier cell yielding an anonymous struct, a type the session cannot
+// write from its reflect type); the session recovers it and goes on.
 func TestInternalPanic(t *testing.T) {
 	s, _, _ := newSession(t)
 	eval(t, s, "n := 0")
-	eval(t, s, "func seq(yield func(int) bool) { _ = yield(1) && yield(2) }")
-	_, err := s.Eval(context.Background(), "for i := range seq { n += i }")
+	eval(t, s, "var seq func(yield func(struct{ A int }) bool)")
+	_, err := s.Eval(context.Background(), "for v := range seq { n += v.A }")
 	var pe *PanicError
 	if !errors.As(err, &pe) {
 		t.Fatalf("err = %v (%T), want *PanicError", err, err)
@@ -444,7 +445,7 @@ func TestInspect(t *testing.T) {
 		want   string
 	}{
 		{"runctx.Err()", 9, "func Err() error\n\nErr reports"},
-		{"fmt.Println(1)", 5, "func fmt.Println(...interface {}) (int, error)"},
+		{"fmt.Println(1)", 5, "func fmt.Println(...interface {}) (int, error)\n\nDocumentation: https://pkg.go.dev/fmt#Println"},
 		{"answer + 1", 2, "var answer int = 42"},
 		{"double(3)", 6, "func double(int) int"},
 		{"math.Pi", 6, "const math.Pi = "},
@@ -632,5 +633,18 @@ func TestRedeclare(t *testing.T) {
 	}
 	if got := eval(t, s, "pt{4}.get()"); got != "4" {
 		t.Errorf("after the rejected redefinitions: %s", got)
+	}
+}
+
+// TestRedeclareRewritten: a cell whose methods the session rewrites (a
+// closure over a loop variable, goSemantics) can be run again: the
+// declarations are compared as the user wrote them.
+func TestRedeclareRewritten(t *testing.T) {
+	s, _, _ := newSession(t)
+	cell := "type bag struct{ n []int }\nfunc (b *bag) fill() (out []func() int) {\n\tfor _, v := range []int{1, 2} {\n\t\tout = append(out, func() int { return v })\n\t}\n\treturn\n}\nlen(new(bag).fill())"
+	for i := 0; i < 2; i++ {
+		if got := eval(t, s, cell); got != "2" {
+			t.Fatalf("run %d: %s", i, got)
+		}
 	}
 }

@@ -131,12 +131,14 @@ func RunShell(s *Session, opts ShellOptions) error {
 		for {
 			select {
 			case <-sig:
+				// Interrupt first: it counts this Ctrl-C once
+				// (runctx.Interrupts); the cancel after it does not.
+				s.Interrupt()
 				curMu.Lock()
 				if cur != nil {
 					cur()
 				}
 				curMu.Unlock()
-				s.Interrupt()
 			case <-stopSig:
 				return
 			}

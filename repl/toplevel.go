@@ -406,7 +406,7 @@ func (s *Session) compileFixed(ctx context.Context, n ast.Node, src string) (*in
 			types[j] = ty.typeOf(e)
 		}
 		for j, e := range d.rhs {
-			if kind != 1 || !here || !hasIndex(e) && !callsMinMax(e) {
+			if kind != 1 || !here || !hasIndex(e) && !callsMinMax(e) && !ty.callsSource(e) {
 				continue
 			}
 			var tx ast.Expr
@@ -650,6 +650,9 @@ func (ty *typer) typeOf(e ast.Expr) reflect.Type {
 			}
 			return nil
 		}
+		if pkg, fn := ty.sourcePackage(e); pkg != "" {
+			return ty.sourceResult(pkg, fn, e) // a generic function: probing it fails
+		}
 		t := ty.typeOf(e.Fun)
 		if t != nil && t.Kind() == reflect.Func && t.NumOut() == 1 {
 			return t.Out(0)
@@ -659,6 +662,12 @@ func (ty *typer) typeOf(e ast.Expr) reflect.Type {
 		if e.Type == nil {
 			return nil
 		}
+		newT := &ast.CallExpr{Fun: &ast.Ident{NamePos: e.Pos(), Name: "new"}, Lparen: e.Pos(), Args: []ast.Expr{e.Type}, Rparen: e.Pos()}
+		if v := ty.probe(newT); v.IsValid() && v.Kind() == reflect.Pointer {
+			return v.Type().Elem()
+		}
+		return nil
+	case *ast.FuncLit:
 		newT := &ast.CallExpr{Fun: &ast.Ident{NamePos: e.Pos(), Name: "new"}, Lparen: e.Pos(), Args: []ast.Expr{e.Type}, Rparen: e.Pos()}
 		if v := ty.probe(newT); v.IsValid() && v.Kind() == reflect.Pointer {
 			return v.Type().Elem()

@@ -37,7 +37,7 @@ var traceLine = regexp.MustCompile(`^(\S.*:\d+:\d+): panic: (.*)\n?$`)
 func (t *traceWriter) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	if m := traceLine.FindSubmatch(p); m != nil {
-		frame := cleanNames(string(m[1])+": ") + strings.TrimSpace(string(m[2]))
+		frame := cleanNames(string(m[1]) + ": " + strings.TrimSpace(string(m[2])))
 		if g := goid(); g != t.main.Load() {
 			if t.byG == nil || len(t.byG) >= maxGoTraces {
 				t.byG = map[uint64][]string{}

@@ -99,8 +99,10 @@ func Session() context.Context {
 }
 
 // CancelSession cancels the context Session returned and replaces it with
-// a fresh one, and counts an interrupt (Interrupts). Sessions call it on
-// every interrupt, of a cell or of an idle session; engine code does not.
+// a fresh one, and counts an interrupt (Interrupts). Sessions call it once
+// per interrupt, of a cell or of an idle session (repl.Session.Interrupt
+// counts each call, and a cell cut short by its context once, not again
+// for the Interrupt that stopped it); engine code does not.
 func CancelSession() {
 	interrupts.Add(1)
 	if s := sess.Swap(newSession()); s != nil {
@@ -108,8 +110,12 @@ func CancelSession() {
 	}
 }
 
-// Interrupts returns the number of interrupts so far (CancelSession calls).
-// Engine state that spans calls compares it between two calls to learn
-// that the code using it was interrupted in between: the DataLoader's
-// next Next after a cell stopped mid-epoch (LoaderOptions.OnInterrupt).
+// Interrupts returns the number of interrupts so far (CancelSession calls):
+// one per user interrupt (a Ctrl-C in the shell, an interrupt_request or
+// SIGINT to the Jupyter kernel), whether a cell was running or the session
+// was idle, and one per cell cut short by its context or a goroutine's
+// panic without an interrupt. Engine state that spans calls compares it
+// between two calls to learn that the code using it was interrupted in
+// between: the DataLoader's next Next after a cell stopped mid-epoch
+// (LoaderOptions.OnInterrupt).
 func Interrupts() uint64 { return interrupts.Load() }

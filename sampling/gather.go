@@ -22,13 +22,7 @@ func gatherRows(t *tensor.Tensor, ids []int64) *tensor.Tensor {
 	out := tensor.Empty(t.DType(), shape...) // every row is copied
 	switch t.DType() {
 	case tensor.Float32:
-		src, dst := t.Float32s(), out.Float32s()
-		parallelRows(len(ids), f, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				r := int(ids[i]) * f
-				copy(dst[i*f:(i+1)*f], src[r:r+f])
-			}
-		})
+		gatherF32Into(out.Float32s(), t.Float32s(), f, ids)
 	case tensor.Int64:
 		src, dst := t.Int64s(), out.Int64s()
 		for i, v := range ids {
@@ -41,6 +35,50 @@ func gatherRows(t *tensor.Tensor, ids []int64) *tensor.Tensor {
 		}
 	}
 	return out
+}
+
+// gatherF32Into copies rows ids of src (rows of f values) into dst
+// (len(ids)*f values), over GOMAXPROCS goroutines when it is large. Rows
+// go in chunks of gatherChunk: one float of every cache line of a chunk's
+// source rows is read first (touchRows), so that the chunk's cache and TLB
+// misses overlap instead of stalling each row's copy in turn. On the
+// 1.94M x 128 paper features of ogbn-mag a 404K-row gather took 90-140 ms
+// so against 185-200 ms row by row (2-core VM under load).
+func gatherF32Into(dst, src []float32, f int, ids []int64) {
+	parallelRows(len(ids), f, func(lo, hi int) {
+		for c := lo; c < hi; c += gatherChunk {
+			e := min(c+gatherChunk, hi)
+			if f >= 32 {
+				touchRows(src, ids[c:e], f)
+			}
+			for i := c; i < e; i++ {
+				r := int(ids[i]) * f
+				copy(dst[i*f:(i+1)*f], src[r:r+f])
+			}
+		}
+	})
+}
+
+// gatherChunk is the number of rows gatherF32Into prefetches at a time.
+const gatherChunk = 64
+
+// touchSink keeps touchRows's loads from being optimised away.
+var touchSink float32
+
+// touchRows reads one float of every 64-byte cache line of the rows ids of
+// src (width f): a software prefetch whose misses overlap.
+func touchRows(src []float32, ids []int64, f int) {
+	var t float32
+	for _, v := range ids {
+		r := src[int(v)*f : int(v+1)*f]
+		for k := 0; k < len(r); k += 16 {
+			t += r[k]
+		}
+		t += r[len(r)-1]
+	}
+	if t == 1.5e38 {
+		touchSink = t
+	}
 }
 
 // parallelRows runs body over [0, n) in contiguous chunks, concurrently when

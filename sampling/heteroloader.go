@@ -2,9 +2,11 @@ package sampling
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/gnnrepl/gnnrepl/featstore"
 	"github.com/gnnrepl/gnnrepl/graph"
 	"github.com/gnnrepl/gnnrepl/tensor"
 )
@@ -20,6 +22,10 @@ type heteroSource struct {
 	nodeFeats, labels [][]*tensor.Tensor
 	// edgeFeats[j][r]: edge data PrefetchEdgeFeats[j] of relation r, or nil.
 	edgeFeats [][]*tensor.Tensor
+	// storeNames: opts.HeteroNodeFeatStores' names, sorted; stores[j][k]
+	// the store of storeNames[j] for node type k, nil where it has none.
+	storeNames []string
+	stores     [][]featstore.Store
 }
 
 // HeteroDataLoader iterates over minibatches of seed nodes of one or more
@@ -57,8 +63,13 @@ type HeteroDataLoader struct {
 // type into the last block's DstData(ntype, name) (every seed node type
 // must have it); PrefetchEdgeFeats names edge data gathered for the sampled
 // edges of every edge type that has it into each block's EData(etype,
-// name). NodeFeatStores, and PinMemory on a GPU, are not supported on
-// heterographs (errors).
+// name). HeteroNodeFeatStores gathers, for each name, the input nodes'
+// rows of every node type its featstore.PerType has a store for (float16,
+// bfloat16, int8, a hot cache, precomputed per-relation features) into
+// blocks[0].SrcData(ntype, name), (N_in(ntype), F) float32 or
+// StoreGatherDType, in the workers as PrefetchNodeFeats are.
+// NodeFeatStores (one store for the whole graph), and PinMemory on a GPU,
+// are not supported on heterographs (errors).
 //
 // Errors name the argument and wrap ErrArgument: a nil graph, sampler or
 // seeds, no seeds, a node type of seeds the graph does not have, seeds of
@@ -86,7 +97,7 @@ func NewHeteroDataLoader(g *graph.Graph, seeds map[string]*tensor.Tensor, sample
 		return nil, fmt.Errorf("%s: PinMemory is not supported on heterographs yet; leave it off (batches are copied to %s synchronously): %w", name, opts.Device, ErrArgument)
 	}
 	if len(opts.NodeFeatStores) > 0 {
-		return nil, fmt.Errorf("%s: NodeFeatStores is not supported on heterographs; use PrefetchNodeFeats: %w", name, ErrArgument)
+		return nil, fmt.Errorf("%s: NodeFeatStores holds one store for a homogeneous graph; on a heterograph use HeteroNodeFeatStores (a featstore.PerType per name) or PrefetchNodeFeats: %w", name, ErrArgument)
 	}
 	h := &heteroSource{sampler: sampler, ntypes: g.NTypes(), ces: g.CanonicalETypes()}
 	h.offsets = make([]int64, len(h.ntypes)+1)
@@ -202,6 +213,32 @@ func NewHeteroDataLoader(g *graph.Graph, seeds map[string]*tensor.Tensor, sample
 		}
 		h.edgeFeats = append(h.edgeFeats, per)
 	}
+	for n := range opts.HeteroNodeFeatStores {
+		h.storeNames = append(h.storeNames, n)
+	}
+	sort.Strings(h.storeNames)
+	for _, n := range h.storeNames {
+		p := opts.HeteroNodeFeatStores[n]
+		if p == nil {
+			return nil, fmt.Errorf("%s: HeteroNodeFeatStores[%q] is nil: %w", name, n, ErrArgument)
+		}
+		if slices.Contains(opts.PrefetchNodeFeats, n) {
+			return nil, fmt.Errorf("%s: %q is both in HeteroNodeFeatStores and in PrefetchNodeFeats; keep one: %w", name, n, ErrArgument)
+		}
+		per := make([]featstore.Store, len(h.ntypes))
+		for _, nt := range p.NTypes() {
+			k := sort.SearchStrings(h.ntypes, nt)
+			if k >= len(h.ntypes) || h.ntypes[k] != nt {
+				return nil, fmt.Errorf("%s: HeteroNodeFeatStores[%q] has a store for node type %q, which the graph does not have (have %v): %w", name, n, nt, h.ntypes, ErrArgument)
+			}
+			st := p.Store(nt)
+			if st.NumNodes() != g.NumNodesOf(nt) {
+				return nil, fmt.Errorf("%s: HeteroNodeFeatStores[%q]: the store of node type %q has %d rows, the type %d nodes: %w", name, n, nt, st.NumNodes(), g.NumNodesOf(nt), ErrArgument)
+			}
+			per[k] = st
+		}
+		h.stores = append(h.stores, per)
+	}
 	s := &source{g: g, seeds: all, opts: opts, het: h}
 	return &HeteroDataLoader{dl: loaderOver(s)}, nil
 }
@@ -234,7 +271,22 @@ func (h *heteroSource) produce(s *source, i int, enc []int64, epochSeed uint64) 
 				continue
 			}
 			nt := h.ntypes[k]
-			if err := first.SetSrcData(nt, s.opts.PrefetchNodeFeats[j], gatherOn(dev, t, first.SrcNodeIDs(nt))); err != nil {
+			x, buf := gatherPooled(s.pool, dev, t, first.SrcNodeIDs(nt))
+			if buf != nil {
+				b.pooled = append(b.pooled, buf)
+			}
+			if err := first.SetSrcData(nt, s.opts.PrefetchNodeFeats[j], x); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for j, per := range h.stores {
+		for k, st := range per {
+			if st == nil {
+				continue
+			}
+			nt := h.ntypes[k]
+			if err := first.SetSrcData(nt, h.storeNames[j], gatherStore(dev, st, first.SrcNodes(nt), s.opts.StoreGatherDType)); err != nil {
 				return nil, err
 			}
 		}

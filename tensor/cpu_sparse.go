@@ -18,7 +18,7 @@ import (
 // it is read, accumulated there and rounded once when stored. A sum over
 // thousands of neighbors therefore loses nothing to a 16-bit accumulator
 // (float16 stops counting at 2048, bfloat16 at 256). Where float32 has a
-// faster loop than the plain one (sumRowsTo for copy_u sums) the two sit
+// faster loop than the plain one (sumRowsSet for copy_u sums and means) the two sit
 // side by side; they are bit-identical.
 
 // rowF32 returns elements [lo, hi) of s as float32: the tensor's own slice
@@ -90,14 +90,20 @@ func (*cpuBackend) SpMM(adj *Adj, reduce string, u, e, out, arg *Tensor) {
 			switch {
 			case reduce == "max":
 				spmmMaxRow(adj, uf, ef, hasE, f, h, p0, p1, row, am[d*f:(d+1)*f], firstWins, src, eb)
+			case !hasE && uf.dt == Float32:
+				// Fast path: the sum (and mean's scaling) in registers,
+				// row written once; the same values as the loop below.
+				scale := float32(1)
+				if reduce == "mean" && p1 > p0 {
+					scale = 1 / float32(p1-p0)
+				}
+				sumRowsSet(uf.f32, adj.Indices[p0:p1], f, row, scale)
+				of.store(d*f, (d+1)*f, row)
+				continue
 			case !hasE:
 				clear(row)
-				if uf.dt == Float32 {
-					sumRowsTo(uf.f32, adj.Indices[p0:p1], f, row) // fast path
-				} else {
-					for _, s := range adj.Indices[p0:p1] {
-						addTo(uf.load(int(s)*f, int(s+1)*f, src), row)
-					}
+				for _, s := range adj.Indices[p0:p1] {
+					addTo(uf.load(int(s)*f, int(s+1)*f, src), row)
 				}
 			default:
 				clear(row)

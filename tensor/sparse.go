@@ -225,7 +225,7 @@ func rows2(op string, t *Tensor) (int, int) {
 //
 // Devices: cpu, cuda (float32, float16 and bfloat16 forward; the backward
 // pass in float32), meta. Kernels: cpu_sparse.go (SpMM, spmmMaxRow,
-// sumRowsTo), cuda_sparse.go (kernels.SpMM, kernels.SpMMBackward,
+// sumRowsSet), cuda_sparse.go (kernels.SpMM, kernels.SpMMBackward,
 // kernels.SDDMMUDotV).
 func SpMM(adj *Adj, u, e *Tensor, reduce string) *Tensor {
 	defer hookOp("SpMM")()

@@ -124,7 +124,7 @@ var touchSink float32
 
 // touchRows reads one float of every cache line of the rows idx of u
 // (width f) so that their misses overlap: a software prefetch. The passes
-// of sumRowsTo then find the rows in cache instead of taking each row's
+// of sumRowsSet then find the rows in cache instead of taking each row's
 // misses one pass (eight columns) at a time.
 func touchRows(u []float32, idx []int64, f int) {
 	var t float32
@@ -140,22 +140,21 @@ func touchRows(u []float32, idx []int64, f int) {
 	}
 }
 
-// sumRowsTo does row[j] += sum over s in idx of u[s*f+j] for j < f
-// (len(row) == f), eight columns at a time with the eight partial sums in
-// registers: each source row is read once per eight columns (it stays in
-// L1 between the passes) and row is written once, instead of loading and
-// storing row once per edge. For each element the additions happen in idx
-// order, as in a loop of addTo over the rows, so results are bit-identical
-// to it.
-func sumRowsTo(u []float32, idx []int64, f int, row []float32) {
+// sumRowsSet sets row[j] = scale * (sum over s in idx of u[s*f+j]) for
+// j < f (len(row) >= f): adding the rows into a cleared row, then
+// scaleTo(scale, row), with the clearing and the scaling folded into the
+// register accumulation, so that row is written once (SpMM's "sum" and
+// "mean" over float32 messages without edge values). Results are
+// bit-identical to the three passes: the sums start from +0 and add in idx
+// order, and each is multiplied by scale once (scale 1 leaves it exact).
+func sumRowsSet(u []float32, idx []int64, f int, row []float32, scale float32) {
 	row = row[:f]
 	if f > 16 && len(idx) > 1 {
 		touchRows(u, idx, f)
 	}
 	j := 0
 	for ; j+8 <= f; j += 8 {
-		r := row[j : j+8 : j+8]
-		a0, a1, a2, a3, a4, a5, a6, a7 := r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
+		var a0, a1, a2, a3, a4, a5, a6, a7 float32
 		for _, s := range idx {
 			o := int(s)*f + j
 			x := u[o : o+8 : o+8]
@@ -168,13 +167,14 @@ func sumRowsTo(u []float32, idx []int64, f int, row []float32) {
 			a6 += x[6]
 			a7 += x[7]
 		}
-		r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = a0, a1, a2, a3, a4, a5, a6, a7
+		r := row[j : j+8 : j+8]
+		r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = a0*scale, a1*scale, a2*scale, a3*scale, a4*scale, a5*scale, a6*scale, a7*scale
 	}
 	for ; j < f; j++ {
-		a := row[j]
+		var a float32
 		for _, s := range idx {
 			a += u[int(s)*f+j]
 		}
-		row[j] = a
+		row[j] = a * scale
 	}
 }

@@ -261,6 +261,9 @@ func TestDataFlag(t *testing.T) {
 	if code := run([]string{"--bogus"}, os.Stdin, io.Discard, io.Discard); code != 2 {
 		t.Errorf("usage error: exit %d, want 2", code)
 	}
+	// run exports --data as GNNREPL_DATA; t.Setenv restores it for the
+	// commands later tests start.
+	t.Setenv("GNNREPL_DATA", os.Getenv("GNNREPL_DATA"))
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"--data", "d", "-h"}, {"--version"}} {
 		var out bytes.Buffer
 		if code := run(args, os.Stdin, &out, io.Discard); code != 0 || out.Len() == 0 {

@@ -95,8 +95,12 @@ func Open(override string, dirs []string, names ...string) (uintptr, string, err
 			errs = append(errs, err.Error())
 		}
 	}
-	return 0, "", fmt.Errorf("none of %s found in the loader path or %d directories (%s)",
-		strings.Join(names, ", "), len(dirs), strings.Join(errs, "; "))
+	where := "no other directory"
+	if len(dirs) > 0 {
+		where = strings.Join(dirs, ":")
+	}
+	return 0, "", fmt.Errorf("none of %s found in the loader path (LD_LIBRARY_PATH, the ldconfig cache) or in %s (%s)",
+		strings.Join(names, ", "), where, strings.Join(errs, "; "))
 }
 
 // Sym returns the address of the first of names that the library exports

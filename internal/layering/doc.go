@@ -15,5 +15,8 @@
 // repl.Result.MIMEBundle for values, repl.Session.PreludeNotices for the
 // prelude's notices.
 //
+// Leaf utilities that import nothing of the module (internal/atomicfile)
+// may be imported by every layer.
+//
 // The package has no code.
 package layering
