@@ -21,14 +21,27 @@ func TestLoadAIFB(t *testing.T) {
 	checkRDF(t, d, 7262, 48810, 104, 140, 36, 4)
 }
 
-// TestLoadMUTAG checks MUTAG against DGL's MUTAGDataset statistics (27,163
-// nodes, 148,100 edges including reverse edges, 272/68 split, 2 classes).
+// TestLoadMUTAG checks MUTAG against the R-GCN paper's statistics (Table
+// 1: 23,644 entities, every one of the 74,227 triples an edge and its
+// reverse, 272/68 split, 2 classes), and that a structure instance is one
+// node linking its compound to its structure type (DGL's MUTAGDataset
+// makes it two unconnected nodes).
 func TestLoadMUTAG(t *testing.T) {
 	d, err := LoadMUTAG(sharedData(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRDF(t, d, 27163, 148100, 50, 272, 68, 2)
+	checkRDF(t, d, 23644, 2*74227, 52, 272, 68, 2)
+	if d.NumUsed != d.NumTriples {
+		t.Errorf("%d of %d triples used", d.NumUsed, d.NumTriples)
+	}
+	hs, ty := d.Graph.NumNodesOf("hasStructure"), `("hasStructure", "22-rdf-syntax-ns#type", "SCHEMA")`
+	if n := d.Graph.NumEdgesOf(`("d", "hasStructure", "hasStructure")`); n != 3526 || hs != 3526 {
+		t.Fatalf("hasStructure: %d edges, %d nodes; want 3526 each", n, hs)
+	}
+	if n := d.Graph.NumEdgesOf(ty); n != hs {
+		t.Errorf("%s: %d edges; want one rdf:type per structure instance (%d)", ty, n, hs)
+	}
 }
 
 func checkRDF(t *testing.T, d *RDFDataset, nodes, edges, rels, train, test, classes int) {

@@ -3,6 +3,7 @@ package nn
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/gnnrepl/gnnrepl/graph"
@@ -133,5 +134,24 @@ func TestRelGraphConvFeatureless(t *testing.T) {
 		c := NewRelGraphConv(RelGraphConvOptions{InFeats: 6, OutFeats: 4, NumRels: 3, Regularizer: reg,
 			NumBases: 2, Activation: tensor.Tanh, Gen: tensor.NewGenerator(6)})
 		gradCheck(t, "RelGraphConv featureless "+reg, func() *tensor.Tensor { return c.Forward(g, nil, et, norm) }, c.NamedParameters())
+	}
+}
+
+// TestRGCNNoBias: RGCNOptions.NoBias leaves both layers without h_bias
+// (the R-GCN paper's layers), and the default keeps it (DGL's).
+func TestRGCNNoBias(t *testing.T) {
+	for _, noBias := range []bool{false, true} {
+		m := NewRGCN(RGCNOptions{NumNodes: 5, HiddenFeats: 4, OutFeats: 2, NumRels: 3, Featureless: true, NoBias: noBias, Seed: 1})
+		var names []string
+		for _, p := range m.NamedParameters() {
+			names = append(names, p.Name)
+		}
+		want := []string{"conv1.weight", "conv1.w_comp", "conv2.weight", "conv2.w_comp"}
+		if !noBias {
+			want = []string{"conv1.weight", "conv1.w_comp", "conv1.h_bias", "conv2.weight", "conv2.w_comp", "conv2.h_bias"}
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("NoBias %v: parameters %v, want %v", noBias, names, want)
+		}
 	}
 }

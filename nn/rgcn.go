@@ -32,6 +32,10 @@ type RGCNOptions struct {
 	NumBases    int
 	// SelfLoop adds the self-loop term to both layers (entity.py: off).
 	SelfLoop bool
+	// NoBias drops the bias of both layers (DGL's bias=False): the R-GCN
+	// paper's layers (eq. 2) and its reference implementation
+	// (tkipf/relational-gcn) have none.
+	NoBias bool
 	// Dropout is applied to the hidden layer's output in training mode.
 	Dropout float32
 	// Featureless feeds the first layer the identity (one-hot node ids,
@@ -103,7 +107,7 @@ func NewRGCN(o RGCNOptions) *RGCN {
 			reg = ""
 		}
 		lo := RelGraphConvOptions{InFeats: in, OutFeats: out, NumRels: o.NumRels, Regularizer: reg,
-			NumBases: o.NumBases, NoSelfLoop: !o.SelfLoop, Gen: gen}
+			NumBases: o.NumBases, NoSelfLoop: !o.SelfLoop, NoBias: o.NoBias, Gen: gen}
 		if i == 0 {
 			lo.Activation = tensor.ReLU
 			lo.Dropout = o.Dropout
