@@ -263,6 +263,16 @@ func checkKOf(name string, k int, g *graph.Graph, etype string) (graph.Canonical
 	return ce, nil
 }
 
+// checkNegativesOf is checkKOf and the check of eids against etype's
+// edge count; key is the relation's canonical String form.
+func checkNegativesOf(name string, k int, g *graph.Graph, etype string, eids []int64) (ce graph.CanonicalEType, key string, err error) {
+	if ce, err = checkKOf(name, k, g, etype); err != nil {
+		return ce, "", err
+	}
+	key = ce.String()
+	return ce, key, checkEIDs("sampling."+name+": edge type "+ce.Key(), eids, g.NumEdgesOf(key))
+}
+
 // ValidateEType checks that K is in [1, NumNodesOf(destination type of
 // etype)] and that g has the edge type etype.
 func (s PerSourceUniformSampler) ValidateEType(g *graph.Graph, etype string) error {
@@ -277,12 +287,8 @@ func (s PerSourceUniformSampler) ValidateEType(g *graph.Graph, etype string) err
 // keyed by (seed, e)). Errors: an unknown edge type, K outside
 // [1, NumNodesOf(dst type)], an edge id outside [0, NumEdgesOf(etype)).
 func (s PerSourceUniformSampler) SampleNegativesOf(g *graph.Graph, etype string, eids []int64, seed uint64) (src, dst []int64, err error) {
-	ce, err := checkKOf("PerSourceUniform", s.K, g, etype)
+	ce, key, err := checkNegativesOf("PerSourceUniform", s.K, g, etype, eids)
 	if err != nil {
-		return nil, nil, err
-	}
-	key := ce.String()
-	if err := checkEIDs("sampling.PerSourceUniform: edge type "+ce.Key(), eids, g.NumEdgesOf(key)); err != nil {
 		return nil, nil, err
 	}
 	gs, _ := g.EdgesOf(key)
@@ -315,12 +321,8 @@ func (s GlobalUniformSampler) ValidateEType(g *graph.Graph, etype string) error 
 // Replace), edge by edge, as SampleNegatives. Errors as
 // PerSourceUniformSampler.SampleNegativesOf.
 func (s GlobalUniformSampler) SampleNegativesOf(g *graph.Graph, etype string, eids []int64, seed uint64) (src, dst []int64, err error) {
-	ce, err := checkKOf("GlobalUniform", s.K, g, etype)
+	ce, key, err := checkNegativesOf("GlobalUniform", s.K, g, etype, eids)
 	if err != nil {
-		return nil, nil, err
-	}
-	key := ce.String()
-	if err := checkEIDs("sampling.GlobalUniform: edge type "+ce.Key(), eids, g.NumEdgesOf(key)); err != nil {
 		return nil, nil, err
 	}
 	out, in := g.OutAdjOf(key), g.AdjOf(key)
