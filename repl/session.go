@@ -105,8 +105,12 @@ type Session struct {
 	in     *interp.Interpreter
 	zombie atomic.Pointer[execution] // an interrupted run still inside compiled code (set and cleared under mu)
 	at     atomic.Int64              // position of the top-level statement running (markStmts), line<<20 | column
-	rec    reclaimer                 // releases global-frame slots no later code reads (reclaim.go)
-	st     stopper                   // stops the interpreted code: the running cell and every goroutine cells started
+	// unitSnap is the package scope before the unit being evaluated was
+	// compiled: a failed run puts back the names its unfinished
+	// statements declared (assignguard.go).
+	unitSnap *scopeSnapshot
+	rec      reclaimer // releases global-frame slots no later code reads (reclaim.go)
+	st       stopper   // stops the interpreted code: the running cell and every goroutine cells started
 
 	gmu     sync.Mutex                         // guards cur and pending
 	cur     *cellRun                           // the cell being evaluated, or nil
@@ -491,6 +495,8 @@ const fileSuffix = "/_.go"
 func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last bool) (Result, error) {
 	name = filepath.Clean(name) + fileSuffix
 	text := src[u.start:u.end]
+	s.unitSnap = unitSnapshot(s.in)
+	defer func() { s.unitSnap = nil }()
 	line, col := lineCol(src, u.start)
 	fset := s.in.FileSet()
 	switch u.kind {
@@ -581,6 +587,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 	if err := loopDeferError(fset, body); err != nil {
 		return Result{}, err
 	}
+	guardAssigns(body)
 	s.goSemantics(ctx, body)
 	s.guardGoStmts(body)
 	splitTupleAssigns(body)
@@ -668,7 +675,7 @@ func (s *Session) evalStmts(ctx context.Context, body *ast.BlockStmt, src string
 			// does not compile for a call with no results.
 			wrapped := append(list[:len(list)-1:len(list)-1], collectAll(call))
 			if prog, err := s.compileFix(ctx, &ast.BlockStmt{Lbrace: body.Lbrace, List: wrapped, Rbrace: body.Rbrace}, src); err == nil {
-				v, err := s.run(ctx, prog)
+				v, err := s.runUnit(ctx, prog, body)
 				if err != nil {
 					return Result{}, err
 				}
@@ -865,7 +872,18 @@ func (s *Session) compileRun(ctx context.Context, n ast.Node, src string) (refle
 	if err != nil {
 		return reflect.Value{}, err
 	}
-	return s.run(ctx, prog)
+	return s.runUnit(ctx, prog, n)
+}
+
+// runUnit runs prog, compiled from n (a statement block or a file), and
+// when the run fails puts back the session variables that the statements
+// which did not complete declared (assignguard.go).
+func (s *Session) runUnit(ctx context.Context, prog *interp.Program, n ast.Node) (reflect.Value, error) {
+	v, err := s.run(ctx, prog)
+	if err != nil {
+		s.unitSnap.restoreNames(failedDefines(s.in.FileSet(), n, s.at.Load()))
+	}
+	return v, err
 }
 
 // compile compiles n, turning compile-time panics of the interpreter into
@@ -900,7 +918,24 @@ func (s *Session) compile(n ast.Node, src string) (prog *interp.Program, err err
 	if err != nil {
 		return nil, compileError(err)
 	}
+	if !declaresMain(n) {
+		dropMain(s.in, prog)
+	}
 	return prog, nil
+}
+
+// declaresMain reports whether n is a file declaring func main.
+func declaresMain(n ast.Node) bool {
+	f, ok := n.(*ast.File)
+	if !ok {
+		return false
+	}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" {
+			return true
+		}
+	}
+	return false
 }
 
 // hint explains the interpreter limitations users hit most.
