@@ -84,9 +84,12 @@ func (h *HeteroGraphConv) forward(op string, ntypesList []string, ces []graph.Ca
 	for _, nt := range ntypesList {
 		ntypes[nt] = true
 	}
-	for nt := range inputs {
+	for nt, x := range inputs {
 		if !ntypes[nt] {
 			panicf(ErrOption, op, "inputs has node type %q, which the graph does not have (have %v)", nt, ntypesList)
+		}
+		if x == nil {
+			panicf(ErrOption, op, "inputs[%q] is nil (give the node type's features, or leave it out of inputs)", nt)
 		}
 	}
 	etypeNames := make([]string, len(ces))

@@ -483,6 +483,10 @@ func layerNorm(h, weight, bias *tensor.Tensor, eps float32) *tensor.Tensor {
 
 // String describes the layer in the manner of DGL's repr.
 func (c *RelGraphConv) String() string {
+	reg := c.Regularizer
+	if reg == "" {
+		reg = "none"
+	}
 	return fmt.Sprintf("RelGraphConv(in=%d, out=%d, num_rels=%d, regularizer=%q, num_bases=%d, self_loop=%t, bias=%t, layer_norm=%t, dropout=%g)",
-		c.InFeats, c.OutFeats, c.NumRels, c.Regularizer, c.NumBases, c.LoopWeight != nil, c.HBias != nil, c.LNWeight != nil, c.Dropout)
+		c.InFeats, c.OutFeats, c.NumRels, reg, c.NumBases, c.LoopWeight != nil, c.HBias != nil, c.LNWeight != nil, c.Dropout)
 }

@@ -83,6 +83,14 @@ func NewRGCN(o RGCNOptions) *RGCN {
 	if o.Regularizer == "" {
 		o.Regularizer = "basis"
 	}
+	switch o.Regularizer {
+	case "basis", "bdd", "none":
+	default:
+		panicf(ErrOption, "RGCN", "Regularizer must be \"basis\" (the default), \"bdd\" or \"none\", got %q", o.Regularizer)
+	}
+	checkPositive("RGCN", "NumRels", o.NumRels)
+	checkPositive("RGCN", "HiddenFeats", o.HiddenFeats)
+	checkPositive("RGCN", "OutFeats", o.OutFeats)
 	gen := tensor.NewGenerator(o.Seed)
 	m := &RGCN{inFeats: o.InFeats}
 	in0 := o.InFeats
@@ -128,6 +136,9 @@ func NewRGCN(o RGCNOptions) *RGCN {
 func (m *RGCN) Forward(g graph.MessageGraph, etypes, norm *tensor.Tensor) *tensor.Tensor {
 	if m.inFeats > 0 {
 		panicf(ErrOption, "RGCN.Forward", "the model takes input features (InFeats = %d); use ForwardBlocks", m.inFeats)
+	}
+	if hg, ok := g.(*graph.Graph); ok && hg != nil && !hg.IsHomogeneous() {
+		panicf(ErrOption, "RGCN.Forward", "g has several node or edge types: give its homogeneous form, g.ToHomogeneous, with etypes its %q edge data (or use ForwardBlocks on hetero blocks)", graph.EType)
 	}
 	var h *tensor.Tensor // nil: featureless
 	if m.Emb != nil {

@@ -183,6 +183,18 @@ func TestRGCNNodeEmbeddingsErrors(t *testing.T) {
 			NewRGCN(RGCNOptions{InFeats: 4, OutFeats: 3, NumRels: nr, NodeEmbeddings: map[string]int{"user": 0}})
 		}, ErrOption, `NodeEmbeddings["user"]`},
 		{"sparse adam empty", func() { optim.NewSparseAdam(nil, optim.SparseAdamOptions{}) }, optim.ErrOption, "params is empty"},
+		// Found by a new user: RGCN's own option names and values.
+		{"regularizer", func() {
+			NewRGCN(RGCNOptions{InFeats: 4, OutFeats: 3, NumRels: nr, Regularizer: "bogus"})
+		}, ErrOption, `RGCN: Regularizer must be "basis" (the default), "bdd" or "none", got "bogus"`},
+		{"out feats", func() { NewRGCN(RGCNOptions{InFeats: 4, NumRels: nr}) }, ErrOption, "RGCN: OutFeats must be positive"},
+		{"heterograph", func() {
+			NewRGCN(RGCNOptions{NumNodes: g.NumNodesOf("user"), Featureless: true, OutFeats: 3, NumRels: nr}).Forward(g, nil, nil)
+		}, ErrOption, "g.ToHomogeneous"},
+		{"nil input", func() {
+			hc := NewHeteroGraphConv(map[string]GraphModel{"follows": NewGraphConv(GraphConvOptions{InFeats: 4, OutFeats: 2})}, "sum")
+			hc.Forward(g, map[string]*tensor.Tensor{"user": nil})
+		}, ErrOption, `inputs["user"] is nil`},
 	} {
 		err := tensor.Catch(tc.f)
 		if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) {

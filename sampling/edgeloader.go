@@ -100,8 +100,13 @@ type edgeSpec struct {
 // the graph's nodes); and NewDataLoader's option errors.
 func NewEdgeDataLoader(g *graph.Graph, eids *tensor.Tensor, sampler *EdgePredictionSampler, opts LoaderOptions) (*DataLoader, error) {
 	const name = "sampling.NewEdgeDataLoader"
-	if g == nil || eids == nil || sampler == nil {
-		return nil, fmt.Errorf("%s: the graph, the edge ids or the sampler are nil: %w", name, ErrArgument)
+	for _, a := range []struct {
+		arg string
+		nil bool
+	}{{"g (the graph)", g == nil}, {"eids (the edge ids)", eids == nil}, {"sampler", sampler == nil}} {
+		if a.nil {
+			return nil, fmt.Errorf("%s: %s is nil: %w", name, a.arg, ErrArgument)
+		}
 	}
 	if eids.DType() != tensor.Int64 || eids.Dim() != 1 {
 		return nil, fmt.Errorf("%s: eids must be 1-D int64 edge ids, got %s %v: %w", name, eids.DType(), eids.Shape(), ErrArgument)

@@ -401,14 +401,24 @@ func TestEdgeDataLoaderErrors(t *testing.T) {
 		{"k>N", ids, AsEdgePredictionSampler(ns, EdgePredictionOptions{NegativeSampler: GlobalUniform(21)}), LoaderOptions{}, "more than the graph's 20 nodes"},
 		{"not excluding", ids, AsEdgePredictionSampler(plainSampler{}, EdgePredictionOptions{Exclude: "self"}), LoaderOptions{}, "sampling.plainSampler is not"},
 		{"no inner", ids, AsEdgePredictionSampler(nil, EdgePredictionOptions{}), LoaderOptions{}, "no inner Sampler"},
-		{"nil", ids, nil, LoaderOptions{}, "nil"},
-		{"batch size", ids, AsEdgePredictionSampler(ns, EdgePredictionOptions{}), LoaderOptions{BatchSize: -1}, "BatchSize (-1)"},
+		{"nil", ids, nil, LoaderOptions{}, "sampler is nil"},
+		{"nil eids", nil, AsEdgePredictionSampler(ns, EdgePredictionOptions{}), LoaderOptions{}, "eids (the edge ids) is nil"},
+		{"batch size", ids, AsEdgePredictionSampler(ns, EdgePredictionOptions{}), LoaderOptions{BatchSize: -1}, "LoaderOptions.BatchSize (-1) must be >= 0"},
 		{"fanout", ids, AsEdgePredictionSampler(NeighborSampler{Fanouts: []int{-3}}, EdgePredictionOptions{}), LoaderOptions{}, "Fanouts[0] = -3"},
 	} {
 		dl, err := NewEdgeDataLoader(g, c.eids, c.s, c.opts)
 		if dl != nil || !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v; want an ErrArgument containing %q", c.name, err, c.want)
 		}
+	}
+	// A heterograph is pointed to the heterograph edge loader.
+	hg, err := graph.NewHetero(map[string]int{"user": 3, "item": 2}, map[graph.CanonicalEType]graph.EdgeList{
+		{Src: "user", EType: "buys", Dst: "item"}: {Src: []int64{0, 1}, Dst: []int64{1, 0}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewEdgeDataLoader(hg, tensor.FromInt64([]int64{0}), AsEdgePredictionSampler(ns, EdgePredictionOptions{}), LoaderOptions{}); !errors.Is(err, graph.ErrHetero) || !strings.Contains(err.Error(), "use NewHeteroEdgeDataLoader") {
+		t.Errorf("heterograph: got %v, want ErrHetero naming NewHeteroEdgeDataLoader", err)
 	}
 	// A plain Sampler works without exclusion.
 	dl, err := NewEdgeDataLoader(g, ids, AsEdgePredictionSampler(plainSampler{}, EdgePredictionOptions{}), LoaderOptions{BatchSize: 2})

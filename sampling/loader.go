@@ -374,7 +374,11 @@ func newDataLoader(name string, g *graph.Graph, seeds []int64, sampler Sampler, 
 		return nil, fmt.Errorf("%s: the sampler is nil: %w", name, ErrArgument)
 	}
 	if !g.IsHomogeneous() {
-		return nil, fmt.Errorf("%s: %w; the DataLoader takes a homogeneous graph (use NewHeteroDataLoader)", name, graph.ErrHetero)
+		use := "NewHeteroDataLoader"
+		if edge != nil {
+			use = "NewHeteroEdgeDataLoader"
+		}
+		return nil, fmt.Errorf("%s: %w; it takes a homogeneous graph (use %s for a heterograph)", name, graph.ErrHetero, use)
 	}
 	opts, err := checkLoaderOptions(name, opts)
 	if err != nil {
@@ -491,9 +495,13 @@ func loaderOver(s *source) *DataLoader {
 // checkLoaderOptions checks the options every DataLoader shares and
 // returns them with the defaults filled in.
 func checkLoaderOptions(name string, opts LoaderOptions) (LoaderOptions, error) {
-	if opts.BatchSize < 0 || opts.NumWorkers < 0 || opts.PrefetchFactor < 0 {
-		return opts, fmt.Errorf("%s: BatchSize (%d), NumWorkers (%d) and PrefetchFactor (%d) must be >= 0: %w",
-			name, opts.BatchSize, opts.NumWorkers, opts.PrefetchFactor, ErrArgument)
+	for _, o := range []struct {
+		name string
+		v    int
+	}{{"BatchSize", opts.BatchSize}, {"NumWorkers", opts.NumWorkers}, {"PrefetchFactor", opts.PrefetchFactor}} {
+		if o.v < 0 {
+			return opts, fmt.Errorf("%s: LoaderOptions.%s (%d) must be >= 0 (0: the default): %w", name, o.name, o.v, ErrArgument)
+		}
 	}
 	if opts.NumWorkers > MaxWorkers || opts.PrefetchFactor > MaxWorkers {
 		return opts, fmt.Errorf("%s: NumWorkers (%d) and PrefetchFactor (%d) must be at most %d (each worker is a goroutine and each prefetched batch a batch in memory): %w",
