@@ -182,8 +182,8 @@ func (a *Adam) Step() {
 // String describes the Adam in the manner of DGL's and PyTorch's repr.
 func (a *Adam) String() string {
 	o := a.Options
-	return fmt.Sprintf("%s(lr=%g, betas=(%g, %g), eps=%g, weight_decay=%g, amsgrad=%t, groups=%d)",
-		a.name, o.LR, o.Betas[0], o.Betas[1], o.Eps, o.WeightDecay, o.AMSGrad, len(a.groups))
+	return fmt.Sprintf("%s(lr=%s, betas=(%g, %g), eps=%g, weight_decay=%g, amsgrad=%t, groups=%d)",
+		a.name, a.lrString(o.LR), o.Betas[0], o.Betas[1], o.Eps, o.WeightDecay, o.AMSGrad, len(a.groups))
 }
 
 var (

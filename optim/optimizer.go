@@ -3,6 +3,7 @@ package optim
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/gnnrepl/gnnrepl/internal/engerr"
@@ -117,6 +118,25 @@ func (b *base) addGroup(g ParamGroup) {
 
 // ParamGroups returns the parameter groups.
 func (b *base) ParamGroups() []*ParamGroup { return b.groups }
+
+// lrString formats the groups' current learning rates for String, as
+// torch's repr shows each group's lr (a scheduler changes them): one
+// value when they agree, else the list; def when there is no group.
+func (b *base) lrString(def float64) string {
+	if len(b.groups) == 0 {
+		return fmt.Sprintf("%g", def)
+	}
+	lrs := make([]string, len(b.groups))
+	same := true
+	for i, g := range b.groups {
+		lrs[i] = fmt.Sprintf("%g", g.LR)
+		same = same && lrs[i] == lrs[0]
+	}
+	if same {
+		return lrs[0]
+	}
+	return "[" + strings.Join(lrs, ", ") + "]"
+}
 
 // ZeroGrad clears every parameter's gradient (optimizer.zero_grad() with
 // set_to_none, PyTorch's default).

@@ -103,6 +103,17 @@ type sched struct {
 	lastEpoch int
 }
 
+// String describes the scheduler: its kind, the number of steps taken
+// (torch's last_epoch) and the learning rates the last step set.
+func (s *sched) String() string {
+	return fmt.Sprintf("%s(last_epoch=%d, last_lr=%v)", s.kind, s.lastEpoch, s.lastLR)
+}
+
+// String describes the scheduler as sched.String does.
+func (s *SequentialLR) String() string {
+	return fmt.Sprintf("SequentialLR(milestones=%v, last_epoch=%d, last_lr=%v)", s.milestones, s.lastEpoch, s.lastLR)
+}
+
 // init attaches the scheduler to opt's groups; base learning rates are the
 // groups' initial_lr.
 // start checks a new scheduler's options (panicking with ErrOption),

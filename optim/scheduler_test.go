@@ -472,3 +472,27 @@ func ExampleNewSequentialLR() {
 	// epoch 6 lr 0.00345
 	// epoch 7 lr 0.00095
 }
+
+// TestPrintCurrentLR: an optimizer prints its groups' current learning
+// rates, as torch's repr does, and a scheduler prints its kind, step and
+// last rates (found by a new user: the optimizer printed the initial lr
+// after a StepLR had halved it, the scheduler a raw struct).
+func TestPrintCurrentLR(t *testing.T) {
+	w := tensor.Zeros(2)
+	opt := NewAdam([]*tensor.Tensor{w}, AdamOptions{LR: 0.01})
+	sch := NewStepLR(opt, 5, 0.5)
+	for i := 0; i < 7; i++ {
+		opt.Step()
+		sch.Step()
+	}
+	if got := fmt.Sprint(opt); !strings.HasPrefix(got, "Adam(lr=0.005,") {
+		t.Errorf("opt prints %q, want lr=0.005", got)
+	}
+	if got, want := fmt.Sprint(sch), "StepLR(last_epoch=7, last_lr=[0.005])"; got != want {
+		t.Errorf("scheduler prints %q, want %q", got, want)
+	}
+	opt.AddParamGroup(ParamGroup{Params: []*tensor.Tensor{tensor.Zeros(1)}, LR: 0.1})
+	if got := fmt.Sprint(opt); !strings.HasPrefix(got, "Adam(lr=[0.005, 0.1],") {
+		t.Errorf("two groups print %q", got)
+	}
+}

@@ -125,6 +125,6 @@ func (s *SGD) Step() {
 // String describes the SGD in the manner of DGL's and PyTorch's repr.
 func (s *SGD) String() string {
 	o := s.Options
-	return fmt.Sprintf("SGD(lr=%g, momentum=%g, dampening=%g, weight_decay=%g, nesterov=%t, groups=%d)",
-		o.LR, o.Momentum, o.Dampening, o.WeightDecay, o.Nesterov, len(s.groups))
+	return fmt.Sprintf("SGD(lr=%s, momentum=%g, dampening=%g, weight_decay=%g, nesterov=%t, groups=%d)",
+		s.lrString(o.LR), o.Momentum, o.Dampening, o.WeightDecay, o.Nesterov, len(s.groups))
 }
