@@ -93,6 +93,13 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	case "":
 		return shell(stdin, stdout, stderr)
 	case "run":
+		if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+			fmt.Fprint(stdout, "usage: gnnrepl [--data DIR] run FILE.go|-\n\n"+
+				"Runs FILE.go (a program with func main, or cells of statements and declarations) in a\n"+
+				"session that holds the shell's preloaded names; \"-\" or no FILE reads stdin. The exit\n"+
+				"status is 0, 1 on an error (printed with its position), or os.Exit's code.\n")
+			return 0
+		}
 		return script(args, stdin, stderr)
 	case "doctor":
 		doctor(stdout, data)

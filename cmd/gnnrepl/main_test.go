@@ -652,3 +652,12 @@ func startShell(t *testing.T, cols uint16, args ...string) (*terminal, chan erro
 	})
 	return term, exited
 }
+
+// TestRunHelp: `gnnrepl run --help` prints the run command's usage (it
+// tried to open a file named --help).
+func TestRunHelp(t *testing.T) {
+	out, err := command(t, "run", "--help").Output()
+	if err != nil || !strings.HasPrefix(string(out), "usage: gnnrepl [--data DIR] run FILE.go") {
+		t.Errorf("run --help: %v, %q", err, out)
+	}
+}
