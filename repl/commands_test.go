@@ -41,6 +41,7 @@ func TestHelpExamples(t *testing.T) {
 	}
 	for line, want := range map[string]string{
 		":doc tensor.Tensor.Reshape":     "func (t *Tensor) Reshape(shape ...int) *Tensor",
+		":doc tensor.Tensor":             "Methods (:doc tensor.Tensor.NAME):\n\tfunc (t *Tensor) Add(y *Tensor) *Tensor",
 		":doc model.Forward":             "func (m *GraphSAGE) Forward(",
 		":doc ds.NumClasses":             "var ds.NumClasses int = ",
 		":doc nn.GCNOptions.HiddenFeats": "field HiddenFeats int of nn.GCNOptions",

@@ -760,6 +760,24 @@ func (s *Session) packageMembers(pkg string) string {
 	return b.String()
 }
 
+// typeMethods lists the declarations of the documented methods of the
+// type key ("pkg.Type"), as go doc does after a type's doc.
+func (s *Session) typeMethods(key string) string {
+	var sigs []string
+	for k := range s.allDocs() {
+		if name, ok := strings.CutPrefix(k, key+"."); ok && !strings.Contains(name, ".") {
+			d, _ := s.doc(k)
+			sig, _, _ := strings.Cut(d, "\n\n")
+			sigs = append(sigs, strings.TrimSpace(sig))
+		}
+	}
+	if len(sigs) == 0 {
+		return ""
+	}
+	sortStrings(sigs)
+	return "\n\nMethods (:doc " + key + ".NAME):\n\t" + strings.Join(sigs, "\n\t")
+}
+
 func (s *Session) describe(parts []string) (string, bool) {
 	if p := s.pkgPath(parts[0]); p != "" {
 		pkg := s.pkgName(p)
@@ -771,6 +789,9 @@ func (s *Session) describe(parts []string) (string, bool) {
 		}
 		key := pkg + "." + strings.Join(parts[1:], ".")
 		if d, ok := s.doc(key); ok {
+			if len(parts) == 2 && strings.HasPrefix(d, "type ") {
+				d += s.typeMethods(key)
+			}
 			return d, true
 		}
 		if len(parts) == 2 {
