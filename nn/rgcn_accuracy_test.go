@@ -382,34 +382,50 @@ func TestRGCNSelectMUTAG(t *testing.T) {
 		}
 		return d
 	}
-	best, bestAcc := -1, -1.0
+	names := make([]string, len(cands))
 	for i, c := range cands {
-		var sum float64
-		var accs []float64
-		for f := 0; f < k; f++ {
-			o := c.o
-			o.Seed = int64(f)
-			acc := fitRGCNOnInit(data(c), fitIdx[f], fitLabel[f], valIdx[f], valLabel[f], o, c.wd1, c.wd, 50, c.keras)
-			accs = append(accs, acc)
-			sum += acc
-		}
-		mean := sum / k
-		t.Logf("%-72s 5-fold val accuracy %.4f %.4f", c.name, mean, accs)
+		names[i] = c.name
+	}
+	best, bestAcc := selectByCV(t, names, k, func(i, f int) float64 {
+		c := cands[i]
+		o := c.o
+		o.Seed = int64(f)
+		return fitRGCNOnInit(data(c), fitIdx[f], fitLabel[f], valIdx[f], valLabel[f], o, c.wd1, c.wd, 50, c.keras)
+	})
+	c := cands[best]
+	dc := data(c)
+	mean, accs := meanAcc(5, func(seed int) float64 {
+		o := c.o
+		o.Seed = int64(seed)
+		return fitRGCNOnInit(dc, dc.trainIdx, dc.trainLabel, dc.testIdx, dc.testLabel, o, c.wd1, c.wd, 50, c.keras)
+	})
+	t.Logf("selected %s (val %.4f): TEST accuracy mean of 5 seeds %.4f %.4f", c.name, bestAcc, mean, accs)
+}
+
+// meanAcc returns the mean of fit(0), ..., fit(n-1) and the values.
+func meanAcc(n int, fit func(i int) float64) (float64, []float64) {
+	accs := make([]float64, n)
+	var sum float64
+	for i := range accs {
+		accs[i] = fit(i)
+		sum += accs[i]
+	}
+	return sum / float64(n), accs
+}
+
+// selectByCV scores each candidate by its mean accuracy over k folds
+// (fit(candidate, fold)), logs it, and returns the best candidate and its
+// score (ties: the earlier candidate).
+func selectByCV(t *testing.T, names []string, k int, fit func(cand, fold int) float64) (int, float64) {
+	best, bestAcc := -1, -1.0
+	for i, name := range names {
+		mean, accs := meanAcc(k, func(f int) float64 { return fit(i, f) })
+		t.Logf("%-72s %d-fold val accuracy %.4f %.4f", name, k, mean, accs)
 		if mean > bestAcc {
 			best, bestAcc = i, mean
 		}
 	}
-	c := cands[best]
-	var sum float64
-	var accs []float64
-	for seed := int64(0); seed < 5; seed++ {
-		o := c.o
-		o.Seed = seed
-		acc := fitRGCNOnInit(data(c), data(c).trainIdx, data(c).trainLabel, data(c).testIdx, data(c).testLabel, o, c.wd1, c.wd, 50, c.keras)
-		accs = append(accs, acc)
-		sum += acc
-	}
-	t.Logf("selected %s (val %.4f): TEST accuracy mean of 5 seeds %.4f %.4f", c.name, bestAcc, sum/5, accs)
+	return best, bestAcc
 }
 
 // TestRGCNSelectMUTAGPaperGrid extends TestRGCNSelectMUTAG's selection
@@ -456,28 +472,17 @@ func TestRGCNSelectMUTAGPaperGrid(t *testing.T) {
 		}
 		return o
 	}
-	best, bestAcc := -1, -1.0
+	names := make([]string, len(cands))
 	for i, c := range cands {
-		var sum float64
-		var accs []float64
-		for f := 0; f < k; f++ {
-			acc := fitRGCNOnInit(d, fitIdx[f], fitLabel[f], valIdx[f], valLabel[f], opts(c, int64(f)), c.wd1, 0, 50, true)
-			accs = append(accs, acc)
-			sum += acc
-		}
-		mean := sum / k
-		t.Logf("bases %2d, L2 (Adam weight decay) %-6g layer 1: 5-fold val accuracy %.4f %.4f", c.bases, c.wd1, mean, accs)
-		if mean > bestAcc {
-			best, bestAcc = i, mean
-		}
+		names[i] = fmt.Sprintf("bases %2d, L2 (Adam weight decay) %-6g layer 1:", c.bases, c.wd1)
 	}
+	best, bestAcc := selectByCV(t, names, k, func(i, f int) float64 {
+		c := cands[i]
+		return fitRGCNOnInit(d, fitIdx[f], fitLabel[f], valIdx[f], valLabel[f], opts(c, int64(f)), c.wd1, 0, 50, true)
+	})
 	c := cands[best]
-	var sum float64
-	var accs []float64
-	for seed := int64(0); seed < 5; seed++ {
-		acc := fitRGCNOnInit(d, d.trainIdx, d.trainLabel, d.testIdx, d.testLabel, opts(c, seed), c.wd1, 0, 50, true)
-		accs = append(accs, acc)
-		sum += acc
-	}
-	t.Logf("selected bases %d, L2 %g (val %.4f): TEST accuracy mean of 5 seeds %.4f %.4f", c.bases, c.wd1, bestAcc, sum/5, accs)
+	mean, accs := meanAcc(5, func(seed int) float64 {
+		return fitRGCNOnInit(d, d.trainIdx, d.trainLabel, d.testIdx, d.testLabel, opts(c, int64(seed)), c.wd1, 0, 50, true)
+	})
+	t.Logf("selected bases %d, L2 %g (val %.4f): TEST accuracy mean of 5 seeds %.4f %.4f", c.bases, c.wd1, bestAcc, mean, accs)
 }
