@@ -135,12 +135,35 @@ func FromInt8(data []int8, shape ...int) *Tensor {
 	return &Tensor{shape: append([]int(nil), shape...), dtype: Int8, st: st, n: n}
 }
 
-// Arange returns the int64 tensor [0, 1, ..., n-1].
-func Arange(n int) *Tensor {
+// Arange returns a 1-D int64 tensor of evenly spaced values, as
+// torch.arange: Arange(end) is [0, 1, ..., end-1], Arange(start, end) is
+// [start, ..., end-1] and Arange(start, end, step) steps by step (which may
+// be negative), stopping before end. It panics with ErrArgument for no or
+// more than three arguments, a zero step, or a step whose sign does not
+// lead from start to end (Arange(-1), Arange(5, 2)).
+func Arange(args ...int) *Tensor {
+	start, end, step := 0, 0, 1
+	switch len(args) {
+	case 1:
+		end = args[0]
+	case 2:
+		start, end = args[0], args[1]
+	case 3:
+		start, end, step = args[0], args[1], args[2]
+	default:
+		panicf(ErrArgument, "Arange", "takes end, (start, end) or (start, end, step), got %d arguments", len(args))
+	}
+	if step == 0 || (end-start)*step < 0 {
+		panicf(ErrArgument, "Arange", "the range [%d, %d) and step %d have inconsistent signs (torch.arange's error)", start, end, step)
+	}
+	n := (end - start + step - 1) / step
+	if step < 0 {
+		n = (start - end - step - 1) / -step
+	}
 	t := New(Int64, n)
 	d := t.Int64s()
 	for i := range d {
-		d[i] = int64(i)
+		d[i] = int64(start + i*step)
 	}
 	return t
 }

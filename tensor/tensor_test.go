@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -364,6 +365,31 @@ func TestCrossEntropyErrorsNameIt(t *testing.T) {
 	} {
 		if err := Catch(f); err == nil || !strings.Contains(err.Error(), "CrossEntropy") {
 			t.Errorf("got %v, want a CrossEntropy error", err)
+		}
+	}
+}
+
+// TestArange: torch.arange's three forms and its sign error.
+func TestArange(t *testing.T) {
+	for _, c := range []struct {
+		args []int
+		want []int64
+	}{
+		{[]int{4}, []int64{0, 1, 2, 3}},
+		{[]int{0}, []int64{}},
+		{[]int{2, 5}, []int64{2, 3, 4}},
+		{[]int{1, 8, 3}, []int64{1, 4, 7}},
+		{[]int{5, 0, -2}, []int64{5, 3, 1}},
+		{[]int{3, 3}, []int64{}},
+	} {
+		got := Arange(c.args...)
+		if got.DType() != Int64 || got.Dim() != 1 || !slices.Equal(got.Int64s(), c.want) {
+			t.Errorf("Arange%v = %v %v, want %v", c.args, got.DType(), got.Int64s(), c.want)
+		}
+	}
+	for _, args := range [][]int{{}, {1, 2, 3, 4}, {-1}, {5, 2}, {0, 4, 0}} {
+		if err := Catch(func() { Arange(args...) }); !errors.Is(err, ErrArgument) {
+			t.Errorf("Arange%v: %v, want ErrArgument", args, err)
 		}
 	}
 }
