@@ -18,7 +18,9 @@ import (
 //
 //	{
 //		_gnnrepl_f, _gnnrepl_a0 := F, A
+//		_gnnreplrt.GoStart()
 //		go func() {
+//			defer _gnnreplrt.GoEnd()
 //			defer func() {
 //				if r := recover(); r != nil { _gnnreplrt.GoPanic(r, "In[3]:4:2") }
 //			}()
@@ -34,7 +36,10 @@ import (
 // goroutine with no recover of its own, so an interpreted goroutine's
 // panic ends the process; no traefik/yaegi issue or option covers it as
 // of v0.16.1. lgo, a Jupyter kernel for Go, met the same and injects a
-// recover the same way: yunabe/lgo#5.)
+// recover the same way: yunabe/lgo#5.) GoStart and GoEnd, compiled (a
+// deferred compiled call runs also when an interrupt stops the goroutine),
+// count the cell goroutines alive: after an interrupt, the run id is put
+// back only when none is (see stopper.revive).
 
 const (
 	rtPath = "gnnreplrt"  // the session's runtime package
@@ -94,15 +99,19 @@ func (s *Session) wrapGo(g *ast.GoStmt, n int, made map[*ast.GoStmt]bool) ast.St
 		Fun: &ast.FuncLit{Type: noParams(), Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{recovered}}}, Lparen: pos, Rparen: pos,
 	}}
 	inner := &ast.ExprStmt{X: &ast.CallExpr{Fun: fun, Lparen: call.Lparen, Args: args, Ellipsis: call.Ellipsis, Rparen: call.Rparen}}
+	rt := func(name string) *ast.CallExpr {
+		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: id(rtName), Sel: id(name)}, Lparen: pos, Rparen: pos}
+	}
+	ended := &ast.DeferStmt{Defer: pos, Call: rt("GoEnd")}
 	goSt := &ast.GoStmt{Go: pos, Call: &ast.CallExpr{
-		Fun: &ast.FuncLit{Type: noParams(), Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{deferred, inner}}}, Lparen: pos, Rparen: pos,
+		Fun: &ast.FuncLit{Type: noParams(), Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{ended, deferred, inner}}}, Lparen: pos, Rparen: pos,
 	}}
 	made[goSt] = true
 	block := &ast.BlockStmt{Lbrace: pos, Rbrace: pos}
 	if len(lhs) > 0 {
 		block.List = append(block.List, &ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.DEFINE, Rhs: rhs})
 	}
-	block.List = append(block.List, goSt)
+	block.List = append(block.List, &ast.ExprStmt{X: rt("GoStart")}, goSt)
 	return block
 }
 

@@ -76,6 +76,10 @@ type stopper struct {
 	mu    sync.Mutex
 	done  chan struct{} // nil after a stop, until the next arm
 	stops atomic.Uint64 // number of stop calls
+	// base is the run id before the first stop since the last revive,
+	// when pending.
+	base    uint64
+	pending bool
 }
 
 // arm prepares i for a cancellable run: the same steps as yaegi's
@@ -102,10 +106,33 @@ func (st *stopper) stop(i *interp.Interpreter) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.stops.Add(1)
+	if !st.pending {
+		st.base, st.pending = atomic.LoadUint64(yaegi.id(i)), true
+	}
 	atomic.AddUint64(yaegi.id(i), 1)
 	if st.done != nil {
 		close(st.done)
 		st.done = nil
+	}
+}
+
+// revive puts the run id back to what it was before the stops since the
+// last revive. Call it only when no interpreted code runs: no program, no
+// goroutine a cell started. yaegi gives a function literal, when it is
+// made, a copy of the frame it is made in, run id included, and each call
+// of it runs under that id; a stop bumps the interpreter's id, so every
+// function literal made before a stop returned zero values without running
+// from then on (`one := func() int { return 1 }`, Ctrl-C in any cell, then
+// one() == 0). With the id back, they run again. (The frames they copied
+// keep the done channel the stop closed, so their channel operations still
+// return at once; README's interpreter limits say so.) No upstream issue
+// was found.
+func (st *stopper) revive(i *interp.Interpreter) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.pending && yaegi.ok {
+		atomic.StoreUint64(yaegi.id(i), st.base)
+		st.pending = false
 	}
 }
 

@@ -109,8 +109,9 @@ type Session struct {
 	// compiled: a failed run puts back the names its unfinished
 	// statements declared (assignguard.go).
 	unitSnap *scopeSnapshot
-	rec      reclaimer // releases global-frame slots no later code reads (reclaim.go)
-	st       stopper   // stops the interpreted code: the running cell and every goroutine cells started
+	live     atomic.Int64 // goroutines started by cells still running (gostmt.go)
+	rec      reclaimer    // releases global-frame slots no later code reads (reclaim.go)
+	st       stopper      // stops the interpreted code: the running cell and every goroutine cells started
 
 	gmu     sync.Mutex                         // guards cur and pending
 	cur     *cellRun                           // the cell being evaluated, or nil
@@ -307,6 +308,7 @@ func (s *Session) init() error {
 	}
 	rt := map[string]reflect.Value{
 		"GoPanic": reflect.ValueOf(s.goPanic), "Results": reflect.ValueOf(results), "At": reflect.ValueOf(s.atStmt),
+		"GoStart": reflect.ValueOf(func() { s.live.Add(1) }), "GoEnd": reflect.ValueOf(func() { s.live.Add(-1) }),
 		"Print":   reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, false, args) }),
 		"Println": reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
 		"Clear":   reflect.ValueOf(rtClear),
@@ -1063,6 +1065,9 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.at.Store(0)
+	if s.live.Load() == 0 && s.zombie.Load() == nil {
+		s.st.revive(s.in) // no interpreted code runs: earlier closures work again
+	}
 	s.trace.begin()
 	stops := s.st.stops.Load()
 	e := start(ctx, s.in, &s.st, prog, runctx.Set, &s.trace.main)

@@ -1,0 +1,63 @@
+package repl
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestClosuresAfterInterrupt: function literals made before an interrupt
+// still run after it (found by trying the session as a new user: after any
+// Ctrl-C, every earlier `f := func...` returned zero values without
+// running, so a training helper silently returned a nil model). The run id
+// is put back once no interpreted code runs (stopper.revive); a goroutine
+// still alive after the interrupt defers that until it has ended.
+func TestClosuresAfterInterrupt(t *testing.T) {
+	s, _, _ := newSession(t)
+	eval(t, s, "import \"example.com/testpkg\"\nimport \"sort\"")
+	eval(t, s, "x := 0")
+	eval(t, s, "one := func() int { return 1 }")
+	eval(t, s, "var two = func() int { return 2 }")
+	eval(t, s, "three := func() func() int { k := 3; return func() int { return k } }()")
+	eval(t, s, "less := func(a, b int) bool { return a < b }")
+	interrupt := func(src string) {
+		t.Helper()
+		marks.Store(0)
+		_, err := evalCancelled(t, s, src, func() {
+			for marks.Load() == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(20 * time.Millisecond)
+		})
+		if !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("%s: err = %v, want an interrupt", src, err)
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		got := eval(t, s, `xs := []int{3, 1, 2}; sort.Slice(xs, func(i, j int) bool { return less(xs[i], xs[j]) }); fmt.Sprint(one(), two(), three(), xs)`)
+		if got != `"1 2 3 [1 2 3]"` {
+			t.Errorf("%s: %s, want \"1 2 3 [1 2 3]\"", when, got)
+		}
+	}
+	interrupt("testpkg.Mark()\nfor { x++ }")
+	check("after an interrupted loop")
+	interrupt("func() { testpkg.Mark(); for { x = one() + x } }()")
+	check("after an interrupt inside a call of one")
+	// A goroutine blocked in a compiled call outlives the interrupt: the
+	// closures work again once it has ended.
+	blockRelease = make(chan struct{})
+	eval(t, s, "done := make(chan int, 1)")
+	interrupt("go func() { done <- testpkg.Block() }()\ntestpkg.Mark()\nfor { x++ }")
+	if s.live.Load() != 1 {
+		t.Fatalf("live goroutines = %d, want 1 (blocked in Block)", s.live.Load())
+	}
+	close(blockRelease)
+	for i := 0; s.live.Load() != 0; i++ {
+		if i > 500 {
+			t.Fatal("the goroutine did not end")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	check("after the goroutine ended")
+}
