@@ -75,6 +75,16 @@ func (s *Session) undefinedPackage(fset *token.FileSet, n ast.Node) error {
 			typeExpr(x.Type)
 		case *ast.TypeAssertExpr:
 			typeExpr(x.Type)
+		case *ast.AssignStmt:
+			// A tuple define from a call of a package not imported
+			// (`n, err := strconv.Atoi(s)`) makes yaegi dereference nil too.
+			if call, ok := tupleDefineCall(x); ok {
+				if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok {
+						qualified = append(qualified, id)
+					}
+				}
+			}
 		}
 		return true
 	})
@@ -87,4 +97,13 @@ func (s *Session) undefinedPackage(fset *token.FileSet, n ast.Node) error {
 		return &CompileError{Pos: p, Msg: "undefined: " + id.Name}
 	}
 	return nil
+}
+
+// tupleDefineCall returns the call of a := of several names from one call.
+func tupleDefineCall(a *ast.AssignStmt) (*ast.CallExpr, bool) {
+	if a.Tok != token.DEFINE || len(a.Lhs) < 2 || len(a.Rhs) != 1 {
+		return nil, false
+	}
+	call, ok := ast.Unparen(a.Rhs[0]).(*ast.CallExpr)
+	return call, ok
 }

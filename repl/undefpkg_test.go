@@ -21,6 +21,9 @@ func TestUndefinedPackageInType(t *testing.T) {
 		{"m := map[string]*bytes.Buffer{}", "input:1:18: undefined: bytes"},
 		{"func g() []bytes.Buffer { return nil }", "input:1:12: undefined: bytes"},
 		{"var x any = 1\n_, ok := x.(*bytes.Buffer)", "input:2:14: undefined: bytes"},
+		// A tuple define from a call (a new user's strconv.Atoi).
+		{`n, err := strconv.Atoi("12")`, "input:1:11: undefined: strconv"},
+		{`a, b, ok := strings.Cut("a=b", "=")`, "input:1:13: undefined: strings"},
 	} {
 		_, err := s.Eval(context.Background(), c.src)
 		if err == nil || err.Error() != c.want {
@@ -37,5 +40,18 @@ func TestUndefinedPackageInType(t *testing.T) {
 	// the same cell counts.
 	if got := eval(t, s, "import \"strings\"\nvar sb strings.Builder\nsb.WriteString(\"hi\")\nsb.String()"); got != `"hi"` {
 		t.Errorf("after import: %s", got)
+	}
+	// Tuple defines from calls of imported packages, session variables,
+	// locals and receivers are not flagged.
+	eval(t, s, "type pair struct{}\nfunc (p pair) two() (int, int) { return 1, 2 }\npr := pair{}")
+	for src, want := range map[string]string{
+		`a, b, ok := strings.Cut("a=b", "="); fmt.Sprint(a, b, ok)`:           `"abtrue"`,
+		`u, v := pr.two(); u + v`:                                             "3",
+		`func() int { q := pair{}; u, v := q.two(); return u * v }()`:         "2",
+		"func (p pair) sum() int { u, v := p.two(); return u + v }\npr.sum()": "3",
+	} {
+		if got := eval(t, s, src); got != want {
+			t.Errorf("%q = %s, want %s", src, got, want)
+		}
 	}
 }
