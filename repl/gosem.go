@@ -50,6 +50,8 @@ import (
 //     instead (and panics when the types differ). No upstream issue was
 //     found; wrapTupleBlocks runs such statements in a function literal, as
 //     for the tuple defines of toplevel.go.
+//   - `return <-ch` panics (https://github.com/traefik/yaegi/issues/1725):
+//     receiveReturns (gosem_recvreturn.go) receives into a temporary first.
 //   - Deferred function literals in loops and deferred methods' receivers
 //     (gosem_defer.go), const groups of several names per spec from iota
 //     (gosem_const.go), method expressions T.M (gosem_methexpr.go) and
@@ -80,6 +82,7 @@ func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
 	s.recoverCalls(n)
 	s.errorCases(n)
 	s.privateGenerics(n)
+	receiveReturns(n)
 }
 
 // rewriteBuiltins replaces the calls of min, max, clear, print and println
