@@ -2,6 +2,7 @@ package repl
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,4 +61,25 @@ func TestClosuresAfterInterrupt(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	check("after the goroutine ended")
+
+	// One that has not stopped when the grace ends: the session says so,
+	// and the literals made from then on keep working after it ends.
+	s.opts.InterruptGrace = 100 * time.Millisecond
+	blockRelease = make(chan struct{})
+	interrupt("go func() { done <- testpkg.Block() }()\ntestpkg.Mark()\nfor { x++ }")
+	_, errOut := s.opts.Stdout, s.opts.Stderr.(*syncBuffer)
+	eval(t, s, "later := func() int { return 5 }")
+	if !strings.Contains(errOut.String(), "did not stop at the interrupt") {
+		t.Errorf("no notice of the goroutine that did not stop: %q", errOut.String())
+	}
+	close(blockRelease)
+	for i := 0; s.live.Load() != 0; i++ {
+		if i > 500 {
+			t.Fatal("the goroutine did not end")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := eval(t, s, "later()"); got != "5" {
+		t.Errorf("later() = %s after the goroutine ended, want 5", got)
+	}
 }

@@ -17,9 +17,9 @@ import (
 // the go statement does)
 //
 //	{
-//		_gnnrepl_f, _gnnrepl_a0 := F, A
-//		_gnnreplrt.GoStart()
+//		_gnnrepl_f, _gnnrepl_a0, _gnnrepl_e := F, A, _gnnreplrt.GoEpoch()
 //		go func() {
+//			if !_gnnreplrt.GoBegin(_gnnrepl_e) { return }
 //			defer _gnnreplrt.GoEnd()
 //			defer func() {
 //				if r := recover(); r != nil { _gnnreplrt.GoPanic(r, "In[3]:4:2") }
@@ -36,10 +36,13 @@ import (
 // goroutine with no recover of its own, so an interpreted goroutine's
 // panic ends the process; no traefik/yaegi issue or option covers it as
 // of v0.16.1. lgo, a Jupyter kernel for Go, met the same and injects a
-// recover the same way: yunabe/lgo#5.) GoStart and GoEnd, compiled (a
+// recover the same way: yunabe/lgo#5.) GoBegin and GoEnd, compiled (a
 // deferred compiled call runs also when an interrupt stops the goroutine),
 // count the cell goroutines alive: after an interrupt, the run id is put
-// back only when none is (see stopper.revive).
+// back only when none is (see stopper.revive). GoEpoch is the number of
+// stops when the go statement ran; GoBegin refuses to start a goroutine
+// that a stop since then should have stopped before its first step, so
+// that a run id put back cannot wake it.
 
 const (
 	rtPath = "gnnreplrt"  // the session's runtime package
@@ -99,19 +102,20 @@ func (s *Session) wrapGo(g *ast.GoStmt, n int, made map[*ast.GoStmt]bool) ast.St
 		Fun: &ast.FuncLit{Type: noParams(), Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{recovered}}}, Lparen: pos, Rparen: pos,
 	}}
 	inner := &ast.ExprStmt{X: &ast.CallExpr{Fun: fun, Lparen: call.Lparen, Args: args, Ellipsis: call.Ellipsis, Rparen: call.Rparen}}
-	rt := func(name string) *ast.CallExpr {
-		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: id(rtName), Sel: id(name)}, Lparen: pos, Rparen: pos}
+	rt := func(name string, args ...ast.Expr) *ast.CallExpr {
+		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: id(rtName), Sel: id(name)}, Lparen: pos, Args: args, Rparen: pos}
 	}
+	epoch := prefix + "e"
+	lhs, rhs = append(lhs, id(epoch)), append(rhs, rt("GoEpoch"))
+	begin := &ast.IfStmt{If: pos, Cond: &ast.UnaryExpr{OpPos: pos, Op: token.NOT, X: rt("GoBegin", id(epoch))},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos}}}}
 	ended := &ast.DeferStmt{Defer: pos, Call: rt("GoEnd")}
 	goSt := &ast.GoStmt{Go: pos, Call: &ast.CallExpr{
-		Fun: &ast.FuncLit{Type: noParams(), Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{ended, deferred, inner}}}, Lparen: pos, Rparen: pos,
+		Fun: &ast.FuncLit{Type: noParams(), Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{begin, ended, deferred, inner}}}, Lparen: pos, Rparen: pos,
 	}}
 	made[goSt] = true
 	block := &ast.BlockStmt{Lbrace: pos, Rbrace: pos}
-	if len(lhs) > 0 {
-		block.List = append(block.List, &ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.DEFINE, Rhs: rhs})
-	}
-	block.List = append(block.List, &ast.ExprStmt{X: rt("GoStart")}, goSt)
+	block.List = append(block.List, &ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.DEFINE, Rhs: rhs}, goSt)
 	return block
 }
 

@@ -136,6 +136,21 @@ func (st *stopper) revive(i *interp.Interpreter) {
 	}
 }
 
+// revivePending reports whether a stop awaits revive.
+func (st *stopper) revivePending() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.pending
+}
+
+// dropRevive gives up the pending revive: the run id stays as the stops
+// left it.
+func (st *stopper) dropRevive() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.pending = false
+}
+
 // execution is one program running in its own goroutine.
 type execution struct {
 	fin  chan struct{} // closed when the goroutine has returned

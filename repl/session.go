@@ -261,6 +261,44 @@ func (s *Session) cellInterrupted(c *cellRun) {
 	s.stopInterpreted()
 }
 
+// goBegin counts a cell goroutine that starts running (gostmt.go) unless a
+// stop came since its go statement ran, at stop count epoch: then it must
+// not run at all, and goBegin reports false.
+func (s *Session) goBegin(epoch uint64) bool {
+	s.live.Add(1)
+	if s.st.stops.Load() != epoch {
+		s.live.Add(-1)
+		return false
+	}
+	return true
+}
+
+// reviveAfterStop, before a program runs, puts the run id back after an
+// interrupt (stopper.revive) once no interpreted code runs, waiting up to
+// Options.InterruptGrace for the goroutines of earlier cells to stop. When some have not
+// (one blocked in a compiled call: a sync lock, a long sleep), the function
+// literals made before the interrupt cannot run again: reviving later would
+// stop the ones made from now on instead. It gives the revive up and says
+// so on the cell's standard error.
+func (s *Session) reviveAfterStop(ctx context.Context) {
+	if !s.st.revivePending() {
+		return
+	}
+	for deadline := time.Now().Add(s.opts.InterruptGrace); s.live.Load() > 0 && time.Now().Before(deadline) && ctx.Err() == nil; {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if ctx.Err() != nil {
+		return // interrupted while waiting: the revive stays pending
+	}
+	if n := s.live.Load(); n > 0 || s.zombie.Load() != nil {
+		s.st.dropRevive()
+		fmt.Fprintf(s.opts.Stderr, "gnnrepl: %d goroutine(s) started by earlier cells did not stop at the interrupt (blocked in a compiled call such as a lock or a sleep); "+
+			"function literals made before the interrupt now return zero values without running: define them again\n", n)
+		return
+	}
+	s.st.revive(s.in) // no interpreted code runs: earlier function literals work again
+}
+
 // stopInterpreted stops every interpreted goroutine of the session at its
 // next step.
 func (s *Session) stopInterpreted() {
@@ -308,7 +346,7 @@ func (s *Session) init() error {
 	}
 	rt := map[string]reflect.Value{
 		"GoPanic": reflect.ValueOf(s.goPanic), "Results": reflect.ValueOf(results), "At": reflect.ValueOf(s.atStmt),
-		"GoStart": reflect.ValueOf(func() { s.live.Add(1) }), "GoEnd": reflect.ValueOf(func() { s.live.Add(-1) }),
+		"GoEpoch": reflect.ValueOf(s.st.stops.Load), "GoBegin": reflect.ValueOf(s.goBegin), "GoEnd": reflect.ValueOf(func() { s.live.Add(-1) }),
 		"Print":   reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, false, args) }),
 		"Println": reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
 		"Clear":   reflect.ValueOf(rtClear),
@@ -1065,9 +1103,7 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.at.Store(0)
-	if s.live.Load() == 0 && s.zombie.Load() == nil {
-		s.st.revive(s.in) // no interpreted code runs: earlier closures work again
-	}
+	s.reviveAfterStop(ctx)
 	s.trace.begin()
 	stops := s.st.stops.Load()
 	e := start(ctx, s.in, &s.st, prog, runctx.Set, &s.trace.main)
