@@ -367,9 +367,58 @@ func (s *Session) compileFix(ctx context.Context, n ast.Node, src string) (*inte
 		}
 	}
 	if stuck == nil {
+		if kind == 1 {
+			if better := s.defineRHSError(n, defs, all); better != nil {
+				return nil, better
+			}
+		}
 		return nil, err
 	}
 	return nil, topLevelError(err, stuck, fset)
+}
+
+// defineRHSError looks for the compile error yaegi hides behind its nil
+// dereference when a top-level define's right side does not compile (a
+// misspelled method: `pred := out.Argmax(1)` crashed the compiler where
+// `out.Argmax(1)` alone is "undefined method: Argmax"): it compiles each
+// right side alone, as an expression statement, and returns the first
+// compile error that is not about a name the unit itself declares (all),
+// or nil.
+func (s *Session) defineRHSError(n ast.Node, defs []topDefine, all map[string]bool) error {
+	lbrace := n.Pos()
+	var list []ast.Stmt // a statement unit's statements
+	if b, ok := n.(*ast.BlockStmt); ok {
+		list = b.List
+	}
+	for _, d := range defs {
+		// The statements before the define come along: its right side
+		// may use what they declare.
+		var before []ast.Stmt
+		for i, st := range list {
+			if st == d.node {
+				before = list[:i:i]
+				break
+			}
+		}
+		for _, e := range d.rhs {
+			var st ast.Stmt = &ast.AssignStmt{Lhs: []ast.Expr{&ast.Ident{NamePos: e.Pos(), Name: "_"}}, TokPos: e.Pos(), Tok: token.ASSIGN, Rhs: []ast.Expr{e}}
+			if _, ok := ast.Unparen(e).(*ast.CallExpr); ok {
+				st = &ast.ExprStmt{X: e}
+			}
+			snap := snapshot(s.in) // a check: whatever compiles declares nothing
+			_, err := s.compile(&ast.BlockStmt{Lbrace: lbrace, List: append(before, st), Rbrace: e.End()}, "")
+			snap.restore()
+			var ce *CompileError
+			if !errors.As(err, &ce) {
+				continue
+			}
+			if name, ok := strings.CutPrefix(ce.Msg, "undefined: "); ok && all[name] {
+				continue
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // commaOkType returns the type of the value of a comma-ok expression (a map

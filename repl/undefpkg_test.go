@@ -55,3 +55,24 @@ func TestUndefinedPackageInType(t *testing.T) {
 		}
 	}
 }
+
+// TestMisspelledMethodInDefine: a define whose right side calls a method
+// that does not exist is the compile error with its position, as the same
+// call alone is (yaegi crashed with a nil dereference; found by a new user
+// typing `pred := out.Argmax(1)`).
+func TestMisspelledMethodInDefine(t *testing.T) {
+	s := newPreludeSession(t)
+	eval(t, s, "type P struct{}")
+	for _, src := range []string{
+		"y := tensor.Arange(5).Foo()",
+		"var y2 = tensor.Arange(5).Foo()",
+		"y3 := tensor.Arange(5).Foo",
+		"z := P{}.Foo()",
+		"k := 1\nw := tensor.Arange(k).Foo()",
+	} {
+		_, err := s.Eval(context.Background(), src)
+		if err == nil || !strings.Contains(err.Error(), "Foo") || strings.Contains(err.Error(), "nil pointer") || !strings.HasPrefix(err.Error(), "input:") {
+			t.Errorf("%q: %v, want a compile error naming Foo with its position", src, err)
+		}
+	}
+}
