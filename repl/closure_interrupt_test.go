@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -21,19 +20,7 @@ func TestClosuresAfterInterrupt(t *testing.T) {
 	eval(t, s, "var two = func() int { return 2 }")
 	eval(t, s, "three := func() func() int { k := 3; return func() int { return k } }()")
 	eval(t, s, "less := func(a, b int) bool { return a < b }")
-	interrupt := func(src string) {
-		t.Helper()
-		marks.Store(0)
-		_, err := evalCancelled(t, s, src, func() {
-			for marks.Load() == 0 {
-				time.Sleep(time.Millisecond)
-			}
-			time.Sleep(20 * time.Millisecond)
-		})
-		if !errors.Is(err, ErrInterrupted) {
-			t.Fatalf("%s: err = %v, want an interrupt", src, err)
-		}
-	}
+	interrupt := func(src string) { t.Helper(); interruptAfterMark(t, s, src) }
 	check := func(when string) {
 		t.Helper()
 		got := eval(t, s, `xs := []int{3, 1, 2}; sort.Slice(xs, func(i, j int) bool { return less(xs[i], xs[j]) }); fmt.Sprint(one(), two(), three(), xs)`)

@@ -17,19 +17,7 @@ import (
 func TestInterruptedAssignmentAssignsNothing(t *testing.T) {
 	s, _, _ := newSession(t)
 	eval(t, s, "import \"example.com/testpkg\"\nimport \"errors\"\nx := 0\nh := 7\nname := \"kept\"\ntype P struct{ V int }\np := &P{V: 5}\ne := errors.New(\"old\")")
-	interrupt := func(src string) {
-		t.Helper()
-		marks.Store(0)
-		_, err := evalCancelled(t, s, src, func() {
-			for marks.Load() == 0 {
-				time.Sleep(time.Millisecond)
-			}
-			time.Sleep(20 * time.Millisecond)
-		})
-		if !errors.Is(err, ErrInterrupted) {
-			t.Fatalf("%s: err = %v, want an interrupt", src, err)
-		}
-	}
+	interrupt := func(src string) { t.Helper(); interruptAfterMark(t, s, src) }
 	interrupt("h = func() int { testpkg.Mark(); for { x++ } }()")
 	interrupt("h, name = func() (int, string) { testpkg.Mark(); for { x++ } }()")
 	interrupt("p.V = func() int { testpkg.Mark(); for { x++ } }()")
@@ -103,5 +91,21 @@ func TestMainRunsOnce(t *testing.T) {
 	eval(t, s, "func main() { runs += 10 }")
 	if got := eval(t, s, "runs"); got != "12" {
 		t.Errorf("runs = %s after main() and a new main, want 12", got)
+	}
+}
+
+// interruptAfterMark evaluates src in s and interrupts it 20 ms after it
+// has called testpkg.Mark, failing t unless the cell ends interrupted.
+func interruptAfterMark(t *testing.T, s *Session, src string) {
+	t.Helper()
+	marks.Store(0)
+	_, err := evalCancelled(t, s, src, func() {
+		for marks.Load() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(20 * time.Millisecond)
+	})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("%s: err = %v, want an interrupt", src, err)
 	}
 }
