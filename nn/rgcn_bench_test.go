@@ -37,9 +37,10 @@ var benchMAG struct {
 // real epoch instead: every iteration runs all of the epoch's batches, so
 // "s/epoch" is measured, not extrapolated (run it with -benchtime 1x).
 //
-// Measured 2026-12-07 on an idle 2-core AMD EPYC machine (load 0 before
-// the run, OpenBLAS), one real epoch of 615 batches: 62.6 s wall, 117.8
-// CPU-s (586K sampled edges and 403K input nodes per batch):
+// Measured 2026-12-07 on a quiet 2-core AMD EPYC machine (OpenBLAS), one
+// real epoch of 615 batches, twice: 62.6 s wall / 117.8 CPU-s (load 0.0
+// before the run) and 53.2 s / 100.7 CPU-s (load 0.9); 586K sampled
+// edges and 403K input nodes per batch:
 //
 //	GNNREPL_FULL_EPOCH=1 go test -run '^$' -bench RGCNMinibatchSyntheticMAG -benchtime 1x ./nn/
 func BenchmarkRGCNMinibatchSyntheticMAG(b *testing.B) {
