@@ -3,29 +3,29 @@ package repl
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
 // TestArity: a call of a compiled value's method with too many or too few
-// arguments is a compile error naming the call, its position and the
-// counts (yaegi panicked with reflect.Value.Convert and no position), and
-// nothing of the cell runs; calls the session cannot type are left to
-// yaegi, and correct calls run.
+// arguments is Go's compile error naming the call and its position (yaegi
+// panicked with reflect.Value.Convert and no position), and nothing of the
+// cell runs; correct calls run.
 func TestArity(t *testing.T) {
 	s, _, _ := newSession(t)
 	eval(t, s, "import \"strings\"")
 	eval(t, s, "var sb strings.Builder\nran := 0")
 	for _, c := range []struct{ src, want string }{
-		{"ran = 1\nsb.WriteString(\"a\", \"b\")", "In[3]:2:21: too many arguments in call to sb.WriteString (have 2, want 1)"},
-		{"sb.WriteString()", "In[3]:1:16: not enough arguments in call to sb.WriteString (have 0, want 1)"},
-		{`strings.NewReplacer("a", "b").Replace("x", "y")`, `In[3]:1:44: too many arguments in call to strings.NewReplacer("a", "b").Replace (have 2, want 1)`},
-		{"r := strings.NewReplacer(\"a\", \"b\")\nran = 1\nr.Replace(\"x\", \"y\")", "In[3]:3:16: too many arguments in call to r.Replace (have 2, want 1)"},
-		{"func k() {\n\tsb.WriteString(\"a\", \"b\")\n}", "In[3]:2:22: too many arguments in call to sb.WriteString (have 2, want 1)"},
-		{"var w strings.Builder\nw.Grow(1, 2)", "In[3]:2:11: too many arguments in call to w.Grow (have 2, want 1)"},
+		{"ran = 1\nsb.WriteString(\"a\", \"b\")", "In[3]:2:21: too many arguments in call to sb.WriteString"},
+		{"sb.WriteString()", "In[3]:1:16: not enough arguments in call to sb.WriteString"},
+		{`strings.NewReplacer("a", "b").Replace("x", "y")`, `In[3]:1:44: too many arguments in call to strings.NewReplacer("a", "b").Replace`},
+		{"r := strings.NewReplacer(\"a\", \"b\")\nran = 1\nr.Replace(\"x\", \"y\")", "In[3]:3:16: too many arguments in call to r.Replace"},
+		{"func k() {\n\tsb.WriteString(\"a\", \"b\")\n}", "In[3]:2:22: too many arguments in call to sb.WriteString"},
+		{"var w strings.Builder\nw.Grow(1, 2)", "In[3]:2:11: too many arguments in call to w.Grow"},
 	} {
 		_, err := s.EvalSource(context.Background(), "In[3]", c.src)
 		var ce *CompileError
-		if !errors.As(err, &ce) || err.Error() != c.want {
+		if !errors.As(err, &ce) || strings.SplitN(err.Error(), "\n", 2)[0] != c.want {
 			t.Errorf("%q: err = %v (%T), want %s", c.src, err, err, c.want)
 		}
 	}

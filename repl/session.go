@@ -129,6 +129,8 @@ type Session struct {
 	notices     string // what the prelude wrote on stderr (PreludeNotices)
 
 	goSources bool // the source packages (gosrc.go) are compiled into in (set and read under mu)
+
+	tc *typeCheck // the type checker's view of the session (check.go; set and read under mu)
 }
 
 // Result is what an evaluation shows.
@@ -322,6 +324,7 @@ func (s *Session) init() error {
 		Unrestricted: true,
 	})
 	s.inp.Store(s.in)
+	s.tc = newTypeCheck(s.opts.Symbols)
 	for _, x := range s.opts.Symbols {
 		if err := s.in.Use(withoutGoSourceStubs(x)); err != nil {
 			return fmt.Errorf("repl: loading symbols: %w", err)
@@ -499,17 +502,96 @@ func (s *Session) eval(ctx context.Context, name, src string) (Result, error) {
 	if err != nil {
 		return Result{}, compileError(err)
 	}
+	// Every unit is parsed and type-checked before the first one runs: a
+	// cell with an error anywhere runs nothing (check.go). The session's
+	// own cells ("runtime") are not checked.
+	files := make([]*ast.File, len(units))
+	checks := make([]*checked, len(units))
+	snaps := make([]typeSnap, len(units))
+	for i, u := range units {
+		f, err := s.parseUnit(name, src, u)
+		if err != nil {
+			return Result{}, err
+		}
+		files[i] = f
+		if name == "runtime" {
+			continue
+		}
+		if u.kind != unitStmts {
+			if err := s.undefinedPackage(s.in.FileSet(), f); err != nil {
+				return Result{}, err
+			}
+			if _, err := s.dropRedeclarations(f); err != nil {
+				return Result{}, err
+			}
+		}
+		s.nmu.Lock()
+		decls := s.decls
+		s.nmu.Unlock()
+		snaps[i] = s.tc.snapshot()
+		c, err := s.tc.check(s.in.FileSet(), f, u.kind == unitStmts, decls)
+		if err != nil {
+			s.tc.restore(snaps[0])
+			return Result{}, err
+		}
+		checks[i] = c
+	}
 	var res Result
 	for i, u := range units {
 		if err := ctx.Err(); err != nil {
 			return Result{}, interrupted(ctx)
 		}
-		res, err = s.evalUnit(ctx, name, src, u, i == len(units)-1)
+		res, err = s.evalUnit(ctx, name, src, u, files[i], i == len(units)-1)
 		if err != nil {
+			if checks[i] == nil {
+				return Result{}, err
+			}
+			// What the unit and the later ones declared is not the
+			// session's; the statements of a unit that ran before its
+			// panic did declare theirs.
+			s.tc.restore(snaps[i])
+			var pe *PanicError
+			if errors.As(err, &pe) && u.kind == unitStmts {
+				at := s.at.Load()
+				fset := s.in.FileSet()
+				s.tc.keepRan(checks[i], func(pos token.Pos) bool {
+					p := fset.Position(pos)
+					return int64(p.Line)<<20|int64(p.Column&(1<<20-1)) < at
+				})
+			}
 			return Result{}, err
 		}
 	}
 	return res, nil
+}
+
+// parseUnit parses the unit u of the cell src: a file, declarations (as a
+// file), or statements (as the body of a function main).
+func (s *Session) parseUnit(name, src string, u unit) (*ast.File, error) {
+	name = filepath.Clean(name) + fileSuffix
+	text := src[u.start:u.end]
+	line, col := lineCol(src, u.start)
+	fset := s.in.FileSet()
+	switch u.kind {
+	case unitFile:
+		f, err := parser.ParseFile(fset, name, src, parser.DeclarationErrors)
+		if err != nil {
+			return nil, compileError(err)
+		}
+		return f, nil
+	case unitDecls:
+		f, err := parser.ParseFile(fset, name, declPrefix+lineDirective(line, col)+text, parser.DeclarationErrors)
+		if err != nil {
+			return nil, compileError(err)
+		}
+		return f, nil
+	}
+	wrapped := stmtPrefix + lineDirective(line, col) + text + stmtSuffix
+	f, err := parser.ParseFile(fset, name, wrapped, parser.DeclarationErrors)
+	if err != nil {
+		return nil, eofError(compileError(err), line+strings.Count(text, "\n")+1)
+	}
+	return f, nil
 }
 
 const (
@@ -532,19 +614,12 @@ func lineDirective(line, col int) string {
 // errors strip the suffix again.
 const fileSuffix = "/_.go"
 
-func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last bool) (Result, error) {
-	name = filepath.Clean(name) + fileSuffix
-	text := src[u.start:u.end]
+func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, f *ast.File, last bool) (Result, error) {
 	s.unitSnap = unitSnapshot(s.in)
 	defer func() { s.unitSnap = nil }()
-	line, col := lineCol(src, u.start)
 	fset := s.in.FileSet()
 	switch u.kind {
 	case unitFile:
-		f, err := parser.ParseFile(fset, name, src, parser.DeclarationErrors)
-		if err != nil {
-			return Result{}, compileError(err)
-		}
 		if err := s.undefinedPackage(fset, f); err != nil {
 			return Result{}, err
 		}
@@ -553,9 +628,6 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		}
 		s.dropKnownImports(f)
 		if _, err := s.dropRedeclarations(f); err != nil {
-			return Result{}, err
-		}
-		if err := s.checkArity(ctx, f); err != nil {
 			return Result{}, err
 		}
 		texts := s.declTexts(f)
@@ -574,10 +646,6 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		s.recordDecls(texts)
 		return Result{}, nil
 	case unitDecls:
-		f, err := parser.ParseFile(fset, name, declPrefix+lineDirective(line, col)+text, parser.DeclarationErrors)
-		if err != nil {
-			return Result{}, compileError(err)
-		}
 		if err := s.undefinedPackage(fset, f); err != nil {
 			return Result{}, err
 		}
@@ -588,9 +656,6 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 			return Result{}, nil
 		}
 		if empty, err := s.dropRedeclarations(f); err != nil || empty {
-			return Result{}, err
-		}
-		if err := s.checkArity(ctx, f); err != nil {
 			return Result{}, err
 		}
 		texts := s.declTexts(f)
@@ -612,16 +677,8 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, last b
 		return Result{}, nil
 	}
 
-	wrapped := stmtPrefix + lineDirective(line, col) + text + stmtSuffix
-	f, err := parser.ParseFile(fset, name, wrapped, parser.DeclarationErrors)
-	if err != nil {
-		return Result{}, eofError(compileError(err), line+strings.Count(text, "\n")+1)
-	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
 	if err := s.undefinedPackage(fset, body); err != nil {
-		return Result{}, err
-	}
-	if err := s.checkArity(ctx, body); err != nil {
 		return Result{}, err
 	}
 	if err := loopDeferError(fset, body); err != nil {
