@@ -354,8 +354,9 @@ func (s *Session) init() error {
 		"Println": reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
 		"Clear":   reflect.ValueOf(rtClear),
 	}
-	rt["Recovered"] = reflect.ValueOf(rtRecovered) // gosem_recover.go
-	rt["Error"] = reflect.ValueOf((*error)(nil))   // gosem_tswitch.go
+	rt["Recovered"] = reflect.ValueOf(rtRecovered)     // gosem_recover.go
+	rt["Return"] = reflect.ValueOf(&cellReturn).Elem() // lower.go
+	rt["Error"] = reflect.ValueOf((*error)(nil))       // gosem_tswitch.go
 	if err := s.in.Use(interp.Exports{rtKey: rt}); err != nil {
 		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
@@ -536,12 +537,20 @@ func (s *Session) eval(ctx context.Context, name, src string) (Result, error) {
 		}
 		checks[i] = c
 	}
+	for i, c := range checks {
+		if c != nil {
+			lower(files[i], c.info)
+		}
+	}
 	var res Result
 	for i, u := range units {
 		if err := ctx.Err(); err != nil {
 			return Result{}, interrupted(ctx)
 		}
 		res, err = s.evalUnit(ctx, name, src, u, files[i], i == len(units)-1)
+		if pe := (*PanicError)(nil); errors.As(err, &pe) && pe.Value == any(cellReturn) {
+			return Result{}, nil // a top-level return: the cell ends here
+		}
 		if err != nil {
 			if checks[i] == nil {
 				return Result{}, err

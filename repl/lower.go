@@ -1,0 +1,309 @@
+package repl
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"reflect"
+	"strconv"
+)
+
+// Lowering passes: each rewrites one construct that yaegi v0.16.1 runs
+// wrongly, with no error, into an equivalent one that it runs right. They
+// run after the type check (check.go), in the order of the table, and read
+// its exact types; none guesses from run-time values. Each cites its
+// upstream issue or a minimal reproducer, and has a conformance program
+// (testdata/conformance/lower_*.go) checked against go run.
+type lowering struct {
+	name string
+	// doc says what yaegi gets wrong and how the pass rewrites it.
+	doc string
+	run func(f *ast.File, info *types.Info)
+}
+
+var lowerings = []lowering{
+	{"constfold", "an untyped integer constant expression is folded to its value: yaegi computes 5/2 " +
+		"as 2.5 when the context is a float (var f float64 = 5/2 gave 2.5; Go: 2) " +
+		"(reproducer: testdata/conformance/lower_constfold.go)", foldConstants},
+	{"switchinit", "switch x := v; expr {...} becomes { x := v; switch expr {...} }: yaegi matched no case " +
+		"when the tag is computed from the init's variable (switch x := 5; x*2 { case 10: } ran default) " +
+		"(testdata/conformance/lower_switchinit.go)", switchInits},
+	{"jsontags", "an unexported field of a struct type a cell declares gets the tag `json:\"-\"` when it has " +
+		"no json tag: yaegi's struct types export every field (score becomes Xscore), so encoding/json " +
+		"wrote unexported fields (testdata/conformance/lower_jsontags.go)", hideUnexported},
+	{"cellreturn", "a return at a statement cell's top level ends the cell (a script's, the script): yaegi's " +
+		"compiler panicked (\"CFG post-order panic\"); it becomes a panic with a sentinel that the session takes " +
+		"as the end of the cell (TestCellReturn)", nil},
+}
+
+func init() { lowerings[len(lowerings)-1].run = cellReturns }
+
+// cellReturn is the value a cell's top-level return panics with
+// (cellReturns): the session ends the cell there, as a success.
+var cellReturn = &struct{ name string }{"return at a cell's top level"}
+
+// cellReturns rewrites each return statement of a statement unit's
+// top level (in its blocks, not in function literals) into
+// panic(_gnnreplrt.Return): yaegi's compiler failed on it ("CFG post-order
+// panic"); a return ends the cell, and in a script (gnnrepl run) the
+// script, as in a Go main.
+func cellReturns(f *ast.File, _ *types.Info) {
+	if len(f.Decls) != 1 {
+		return
+	}
+	fd, ok := f.Decls[0].(*ast.FuncDecl)
+	if !ok || fd.Name.Name != "main" || fd.Body == nil || fd.Recv != nil {
+		return
+	}
+	var walk func(n ast.Node) bool
+	walk = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.BlockStmt:
+			returnsIn(n.List)
+		case *ast.CaseClause:
+			returnsIn(n.Body)
+		case *ast.CommClause:
+			returnsIn(n.Body)
+		case *ast.LabeledStmt:
+			if r, ok := n.Stmt.(*ast.ReturnStmt); ok {
+				n.Stmt = returnPanic(r)
+			}
+		case *ast.IfStmt:
+			if r, ok := n.Else.(*ast.ReturnStmt); ok {
+				n.Else = returnPanic(r)
+			}
+		}
+		return true
+	}
+	ast.Inspect(fd.Body, walk)
+}
+
+func returnsIn(stmts []ast.Stmt) {
+	for i, st := range stmts {
+		if r, ok := st.(*ast.ReturnStmt); ok && len(r.Results) == 0 {
+			stmts[i] = returnPanic(r)
+		}
+	}
+}
+
+func returnPanic(r *ast.ReturnStmt) ast.Stmt {
+	pos := r.Pos()
+	return &ast.ExprStmt{X: &ast.CallExpr{
+		Fun:    &ast.Ident{NamePos: pos, Name: "panic"},
+		Lparen: pos,
+		Args:   []ast.Expr{&ast.SelectorExpr{X: &ast.Ident{NamePos: pos, Name: rtName}, Sel: &ast.Ident{NamePos: pos, Name: "Return"}}},
+		Rparen: pos,
+	}}
+}
+
+// lower applies the lowering passes to the unit f.
+func lower(f *ast.File, info *types.Info) {
+	if info == nil {
+		return
+	}
+	for _, l := range lowerings {
+		l.run(f, info)
+	}
+}
+
+// foldConstants replaces each integer-valued constant expression that is
+// not a plain name or literal (a division, a shift, any operator) by a
+// literal of its value, converted to its type when that is a typed basic
+// type. Constant declarations whose expressions a later spec repeats
+// implicitly (iota groups) are left alone: one expression serves several
+// values there.
+func foldConstants(f *ast.File, info *types.Info) {
+	shared := map[ast.Expr]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		g, ok := n.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			return true
+		}
+		for i, sp := range g.Specs {
+			vs := sp.(*ast.ValueSpec)
+			if i+1 < len(g.Specs) && len(g.Specs[i+1].(*ast.ValueSpec).Values) == 0 {
+				for _, v := range vs.Values {
+					ast.Inspect(v, func(n ast.Node) bool {
+						if e, ok := n.(ast.Expr); ok {
+							shared[e] = true
+						}
+						return true
+					})
+				}
+			}
+		}
+		return true
+	})
+	rewriteExprs(f, func(e ast.Expr) ast.Expr {
+		switch e.(type) {
+		case *ast.BinaryExpr, *ast.UnaryExpr, *ast.ParenExpr:
+		default:
+			return nil
+		}
+		if shared[e] {
+			return nil
+		}
+		tv, ok := info.Types[e]
+		if !ok || tv.Value == nil {
+			return nil
+		}
+		v := constant.ToInt(tv.Value)
+		if v.Kind() != constant.Int {
+			return nil
+		}
+		b, ok := tv.Type.(*types.Basic)
+		if !ok {
+			return nil
+		}
+		lit := &ast.BasicLit{ValuePos: e.Pos(), Kind: token.INT, Value: v.ExactString()}
+		var out ast.Expr = lit
+		if constant.Sign(v) < 0 {
+			lit.Value = constant.UnaryOp(token.SUB, v, 0).ExactString()
+			out = &ast.ParenExpr{Lparen: e.Pos(), X: &ast.UnaryExpr{OpPos: e.Pos(), Op: token.SUB, X: lit}, Rparen: e.End()}
+		}
+		if b.Info()&types.IsUntyped == 0 {
+			out = &ast.CallExpr{Fun: &ast.Ident{NamePos: e.Pos(), Name: b.Name()}, Lparen: e.Pos(), Args: []ast.Expr{out}, Rparen: e.End()}
+		} else if b.Kind() != types.UntypedInt && b.Kind() != types.UntypedRune {
+			return nil // an untyped float or complex that happens to be integral: leave it to yaegi
+		}
+		info.Types[out] = tv
+		return out
+	})
+}
+
+// rewriteExprs replaces, in post-order, each expression for which repl
+// returns a non-nil expression. It does not descend into a replaced
+// expression.
+func rewriteExprs(root ast.Node, repl func(ast.Expr) ast.Expr) {
+	var walk func(v reflect.Value)
+	exprType := reflect.TypeOf((*ast.Expr)(nil)).Elem()
+	// The parser's objects point back into the tree.
+	objType, scopeType := reflect.TypeOf((*ast.Object)(nil)), reflect.TypeOf((*ast.Scope)(nil))
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if !v.IsNil() && v.Type() != objType && v.Type() != scopeType {
+				walk(v.Elem())
+			}
+		case reflect.Interface:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Struct:
+			for i := 0; i < v.NumField(); i++ {
+				fv := v.Field(i)
+				if !fv.CanSet() {
+					continue
+				}
+				if fv.Type() == exprType && !fv.IsNil() {
+					e := fv.Interface().(ast.Expr)
+					if r := repl(e); r != nil {
+						fv.Set(reflect.ValueOf(r))
+						continue
+					}
+				}
+				walk(fv)
+			}
+		case reflect.Slice:
+			if v.Type().Elem() == exprType {
+				for i := 0; i < v.Len(); i++ {
+					e, _ := v.Index(i).Interface().(ast.Expr)
+					if e == nil {
+						continue
+					}
+					if r := repl(e); r != nil {
+						v.Index(i).Set(reflect.ValueOf(r))
+						continue
+					}
+					walk(v.Index(i))
+				}
+				return
+			}
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(root))
+}
+
+// switchInits moves the init statement of an expression switch with a tag
+// into a block around it. (Type switches and tagless switches run right.)
+func switchInits(f *ast.File, _ *types.Info) {
+	rewriteStmts(f, func(st ast.Stmt) ast.Stmt {
+		sw, ok := st.(*ast.SwitchStmt)
+		if !ok || sw.Init == nil || sw.Tag == nil {
+			return nil
+		}
+		init := sw.Init
+		sw.Init = nil
+		return &ast.BlockStmt{Lbrace: sw.Pos(), List: []ast.Stmt{init, sw}, Rbrace: sw.End()}
+	})
+}
+
+// rewriteStmts replaces, in every statement list, each statement for which
+// repl returns a non-nil statement (after rewriting inside it).
+func rewriteStmts(root ast.Node, repl func(ast.Stmt) ast.Stmt) {
+	ast.Inspect(root, func(n ast.Node) bool {
+		var list *[]ast.Stmt
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			list = &n.List
+		case *ast.CaseClause:
+			list = &n.Body
+		case *ast.CommClause:
+			list = &n.Body
+		default:
+			return true
+		}
+		for i, st := range *list {
+			if r := repl(st); r != nil {
+				(*list)[i] = r
+			}
+		}
+		return true
+	})
+}
+
+// hideUnexported tags the unexported fields of the struct types that f
+// declares `json:"-"` when they have no json tag (see lowerings).
+func hideUnexported(f *ast.File, _ *types.Info) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		st, ok := n.(*ast.StructType)
+		if !ok || st.Fields == nil {
+			return true
+		}
+		for _, fld := range st.Fields.List {
+			if len(fld.Names) == 0 {
+				continue // an embedded field: yaegi keeps its name
+			}
+			exported := false
+			for _, nm := range fld.Names {
+				exported = exported || nm.IsExported()
+			}
+			if exported {
+				continue
+			}
+			tag := ""
+			if fld.Tag != nil {
+				tag, _ = strconv.Unquote(fld.Tag.Value)
+			}
+			if _, has := reflect.StructTag(tag).Lookup("json"); has {
+				continue
+			}
+			if tag != "" {
+				tag += " "
+			}
+			tag += `json:"-"`
+			pos := fld.Type.End()
+			if fld.Tag != nil {
+				pos = fld.Tag.Pos()
+			}
+			fld.Tag = &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(tag)}
+		}
+		return true
+	})
+}
