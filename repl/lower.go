@@ -19,7 +19,7 @@ type lowering struct {
 	name string
 	// doc says what yaegi gets wrong and how the pass rewrites it.
 	doc string
-	run func(f *ast.File, info *types.Info)
+	run func(f *ast.File, info *types.Info, stmts bool)
 }
 
 var lowerings = []lowering{
@@ -48,8 +48,8 @@ var cellReturn = &struct{ name string }{"return at a cell's top level"}
 // panic(_gnnreplrt.Return): yaegi's compiler failed on it ("CFG post-order
 // panic"); a return ends the cell, and in a script (gnnrepl run) the
 // script, as in a Go main.
-func cellReturns(f *ast.File, _ *types.Info) {
-	if len(f.Decls) != 1 {
+func cellReturns(f *ast.File, _ *types.Info, stmts bool) {
+	if !stmts || len(f.Decls) != 1 {
 		return
 	}
 	fd, ok := f.Decls[0].(*ast.FuncDecl)
@@ -99,13 +99,17 @@ func returnPanic(r *ast.ReturnStmt) ast.Stmt {
 	}}
 }
 
-// lower applies the lowering passes to the unit f.
-func lower(f *ast.File, info *types.Info) {
-	if info == nil {
+// lower applies the lowering passes to the unit f, checked as c (nil for
+// the session's own cells); stmts tells a statement unit.
+func (s *Session) lower(f *ast.File, c *checked, stmts bool) {
+	if c == nil {
 		return
 	}
 	for _, l := range lowerings {
-		l.run(f, info)
+		l.run(f, c.info, stmts)
+	}
+	if stmts {
+		s.tc.defineVars(f, c.info)
 	}
 }
 
@@ -115,7 +119,7 @@ func lower(f *ast.File, info *types.Info) {
 // type. Constant declarations whose expressions a later spec repeats
 // implicitly (iota groups) are left alone: one expression serves several
 // values there.
-func foldConstants(f *ast.File, info *types.Info) {
+func foldConstants(f *ast.File, info *types.Info, _ bool) {
 	shared := map[ast.Expr]bool{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		g, ok := n.(*ast.GenDecl)
@@ -232,7 +236,7 @@ func rewriteExprs(root ast.Node, repl func(ast.Expr) ast.Expr) {
 
 // switchInits moves the init statement of an expression switch with a tag
 // into a block around it. (Type switches and tagless switches run right.)
-func switchInits(f *ast.File, _ *types.Info) {
+func switchInits(f *ast.File, _ *types.Info, _ bool) {
 	rewriteStmts(f, func(st ast.Stmt) ast.Stmt {
 		sw, ok := st.(*ast.SwitchStmt)
 		if !ok || sw.Init == nil || sw.Tag == nil {
@@ -270,7 +274,7 @@ func rewriteStmts(root ast.Node, repl func(ast.Stmt) ast.Stmt) {
 
 // hideUnexported tags the unexported fields of the struct types that f
 // declares `json:"-"` when they have no json tag (see lowerings).
-func hideUnexported(f *ast.File, _ *types.Info) {
+func hideUnexported(f *ast.File, _ *types.Info, _ bool) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		st, ok := n.(*ast.StructType)
 		if !ok || st.Fields == nil {

@@ -537,17 +537,12 @@ func (s *Session) eval(ctx context.Context, name, src string) (Result, error) {
 		}
 		checks[i] = c
 	}
-	for i, c := range checks {
-		if c != nil {
-			lower(files[i], c.info)
-		}
-	}
 	var res Result
 	for i, u := range units {
 		if err := ctx.Err(); err != nil {
 			return Result{}, interrupted(ctx)
 		}
-		res, err = s.evalUnit(ctx, name, src, u, files[i], i == len(units)-1)
+		res, err = s.evalUnit(ctx, name, src, u, files[i], checks[i], i == len(units)-1)
 		if pe := (*PanicError)(nil); errors.As(err, &pe) && pe.Value == any(cellReturn) {
 			return Result{}, nil // a top-level return: the cell ends here
 		}
@@ -623,7 +618,7 @@ func lineDirective(line, col int) string {
 // errors strip the suffix again.
 const fileSuffix = "/_.go"
 
-func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, f *ast.File, last bool) (Result, error) {
+func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, f *ast.File, c *checked, last bool) (Result, error) {
 	s.unitSnap = unitSnapshot(s.in)
 	defer func() { s.unitSnap = nil }()
 	fset := s.in.FileSet()
@@ -640,6 +635,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, f *ast
 			return Result{}, err
 		}
 		texts := s.declTexts(f)
+		s.lower(f, c, false)
 		s.goSemantics(ctx, f)
 		s.guardGoStmts(f)
 		splitTupleAssigns(f)
@@ -668,6 +664,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, f *ast
 			return Result{}, err
 		}
 		texts := s.declTexts(f)
+		s.lower(f, c, false)
 		s.goSemantics(ctx, f)
 		s.guardGoStmts(f)
 		splitTupleAssigns(f)
@@ -686,6 +683,7 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, f *ast
 		return Result{}, nil
 	}
 
+	s.lower(f, c, true)
 	body := f.Decls[0].(*ast.FuncDecl).Body
 	if err := s.undefinedPackage(fset, body); err != nil {
 		return Result{}, err

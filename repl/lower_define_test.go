@@ -1,0 +1,26 @@
+package repl
+
+import "testing"
+
+// TestTopLevelTupleDefineInFunctions: the README's pattern, a top-level
+// loader, err := ... read by a declared function called from a loop and
+// from another function (yaegi panicked: "reflect: call of
+// reflect.Value.Method on zero Value"), also comma-ok defines and
+// defines of a cell's own type.
+func TestTopLevelTupleDefineInFunctions(t *testing.T) {
+	s, _, _ := newSession(t)
+	eval(t, s, "import \"strconv\"\nxb, errb := strconv.Atoi(\"7\")")
+	eval(t, s, "func use() int {\n\tif errb != nil {\n\t\treturn -1\n\t}\n\treturn xb\n}\nfunc outer() int {\n\tt := 0\n\tfor i := 0; i < 3; i++ {\n\t\tt += use()\n\t}\n\treturn t\n}")
+	if got := eval(t, s, "outer()"); got != "21" {
+		t.Errorf("outer() = %s, want 21", got)
+	}
+	eval(t, s, "m := map[string]int{\"a\": 1}\nva, ok := m[\"a\"]\ntype pt struct{ x int }\np, q := pt{1}, &pt{2}")
+	if got := eval(t, s, "func peek() int {\n\tif !ok {\n\t\treturn 0\n\t}\n\treturn va + p.x + q.x\n}\nfunc twice() int { return peek() + peek() }\ntwice()"); got != "8" {
+		t.Errorf("twice() = %s, want 8", got)
+	}
+	// Defined again with other types.
+	eval(t, s, "xb, errb := \"s\", 3")
+	if got := eval(t, s, "xb + strconv.Itoa(errb)"); got != `"s3"` {
+		t.Errorf("redefined: %s", got)
+	}
+}
