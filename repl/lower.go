@@ -101,16 +101,17 @@ func returnPanic(r *ast.ReturnStmt) ast.Stmt {
 
 // lower applies the lowering passes to the unit f, checked as c (nil for
 // the session's own cells); stmts tells a statement unit.
-func (s *Session) lower(f *ast.File, c *checked, stmts bool) {
+func (s *Session) lower(f *ast.File, c *checked, stmts bool) error {
 	if c == nil {
-		return
+		return nil
 	}
 	for _, l := range lowerings {
 		l.run(f, c.info, stmts)
 	}
 	if stmts {
-		s.tc.defineVars(f, c.info)
+		return s.tc.defineVars(s.in.FileSet(), f, c.info)
 	}
+	return nil
 }
 
 // foldConstants replaces each integer-valued constant expression that is

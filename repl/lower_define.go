@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -21,15 +22,22 @@ import (
 // session's variables. A define whose types cannot all be written in the
 // cell (an unexported type of a package, a type local to a function) is
 // left as it is.
-func (tc *typeCheck) defineVars(f *ast.File, info *types.Info) {
+//
+// Every top-level define is declared so, which also gives yaegi the type of
+// an index of a compiled slice or map (p := model.Parameters()[0] failed
+// with "constant definition loop", x := rows[2].Field with a nil
+// dereference; a comma-ok define v, ok := m[k] with "nil type"). When the
+// type of such a define cannot be written, the cell is refused with a
+// message that says what to write instead.
+func (tc *typeCheck) defineVars(fset *token.FileSet, f *ast.File, info *types.Info) error {
 	fd, ok := f.Decls[len(f.Decls)-1].(*ast.FuncDecl)
 	if !ok || fd.Name.Name != "main" || fd.Body == nil {
-		return
+		return nil
 	}
 	var out []ast.Stmt
 	for _, st := range fd.Body.List {
 		as, ok := st.(*ast.AssignStmt)
-		if !ok || as.Tok != token.DEFINE || len(as.Lhs) < 2 {
+		if !ok || as.Tok != token.DEFINE {
 			out = append(out, st)
 			continue
 		}
@@ -45,6 +53,9 @@ func (tc *typeCheck) defineVars(f *ast.File, info *types.Info) {
 			}
 			te := tc.typeExpr(obj.Type(), id.Pos())
 			if te == nil {
+				if err := unwritable(fset, as, id, obj.Type()); err != nil {
+					return err
+				}
 				decls = nil
 				break
 			}
@@ -60,6 +71,37 @@ func (tc *typeCheck) defineVars(f *ast.File, info *types.Info) {
 		out = append(out, splitParallel(as)...)
 	}
 	fd.Body.List = out
+	return nil
+}
+
+// unwritable is the error for the define as of id, whose type t cannot be
+// written in the cell, when yaegi cannot compile the define as it is: its
+// right side indexes something (or is a comma-ok form); otherwise nil.
+func unwritable(fset *token.FileSet, as *ast.AssignStmt, id *ast.Ident, t types.Type) error {
+	index := false
+	for _, r := range as.Rhs {
+		ast.Inspect(r, func(n ast.Node) bool {
+			switch n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.IndexExpr, *ast.TypeAssertExpr:
+				index = true
+			case *ast.UnaryExpr:
+				index = index || n.(*ast.UnaryExpr).Op == token.ARROW
+			}
+			return !index
+		})
+	}
+	if !index {
+		return nil
+	}
+	p := fset.Position(id.Pos())
+	p.Filename = trimSuffix(p.Filename)
+	name := id.Name
+	return &CompileError{Pos: p, Msg: fmt.Sprintf("the interpreter (yaegi v0.16.1) cannot infer the type of %s at the top level of a cell "+
+		"(an index of a compiled slice or map, or a field or method of one), and its type %s cannot be written in a cell; "+
+		"keep the collection in a variable and declare %s from it (`xs := ...` then `var %s = xs[i:]`), or put the code in a function",
+		name, types.TypeString(t, func(p *types.Package) string { return p.Name() }), name, name)}
 }
 
 // splitParallel turns a, b = x, y into a = x; b = y when no right side

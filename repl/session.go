@@ -683,7 +683,9 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, f *ast
 		return Result{}, nil
 	}
 
-	s.lower(f, c, true)
+	if err := s.lower(f, c, true); err != nil {
+		return Result{}, err
+	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
 	if err := s.undefinedPackage(fset, body); err != nil {
 		return Result{}, err
@@ -759,7 +761,7 @@ func (s *Session) evalStmts(ctx context.Context, body *ast.BlockStmt, src string
 			// on what it defines), so the whole cell is compiled before:
 			// a cell that does not compile runs nothing (a failing
 			// opt.Stepp() after opt := ... must not replace opt).
-			if _, err := s.compileFix(ctx, &ast.BlockStmt{Lbrace: body.Lbrace, List: list, Rbrace: body.Rbrace}, src); err != nil {
+			if _, err := s.compile(&ast.BlockStmt{Lbrace: body.Lbrace, List: list, Rbrace: body.Rbrace}, src); err != nil {
 				return Result{}, err
 			}
 			head := &ast.BlockStmt{Lbrace: body.Lbrace, List: list[:len(list)-1], Rbrace: body.Rbrace}
@@ -778,7 +780,7 @@ func (s *Session) evalStmts(ctx context.Context, body *ast.BlockStmt, src string
 			// the results are passed through the runtime's Results, which
 			// does not compile for a call with no results.
 			wrapped := append(list[:len(list)-1:len(list)-1], collectAll(call))
-			if prog, err := s.compileFix(ctx, &ast.BlockStmt{Lbrace: body.Lbrace, List: wrapped, Rbrace: body.Rbrace}, src); err == nil {
+			if prog, err := s.compile(&ast.BlockStmt{Lbrace: body.Lbrace, List: wrapped, Rbrace: body.Rbrace}, src); err == nil {
 				v, err := s.runUnit(ctx, prog, body)
 				if err != nil {
 					return Result{}, err
@@ -972,7 +974,7 @@ func eofError(err error, closeLine int) error {
 
 // compileRun compiles and runs one unit.
 func (s *Session) compileRun(ctx context.Context, n ast.Node, src string) (reflect.Value, error) {
-	prog, err := s.compileFix(ctx, n, src)
+	prog, err := s.compile(n, src)
 	if err != nil {
 		return reflect.Value{}, err
 	}

@@ -2,20 +2,16 @@ package repl
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"go/ast"
 	"go/token"
 	"reflect"
 	"strconv"
 	"strings"
-
-	"github.com/traefik/yaegi/interp"
 )
 
 // yaegi v0.16.1 compiles the statements at the top level of a cell (outside
 // any function) differently from statements in a function body, and gets
-// some of them wrong. The session works around three kinds.
+// some of them wrong.
 //
 // 1. A tuple define in a block nested in a top-level statement,
 //
@@ -36,37 +32,13 @@ import (
 // declaring a new one, so every top-level statement that declares a
 // variable is wrapped (see gosem.go).
 //
-// 2. A variable defined at top level from an index of a compiled slice, array
-// or map (or a field, method or operation on such an index),
+// 2. and 3. A top-level define whose right side indexes a compiled slice
+// or map (p := model.Parameters()[0]: "constant definition loop") and a
+// comma-ok define (v, ok := m[k]: "nil type") are declared with their exact
+// types by the front end (defineVars in lower_define.go).
 //
-//	p := model.Parameters()[0]       // "constant definition loop"
-//	x := cmp.Rows[2].EpochSeconds    // a nil pointer dereference inside yaegi
-//	var w = ps[0]                    // "variable definition loop"
-//
-// fails because yaegi cannot type the index there. When compiling a unit
-// fails that way, compileFix finds the static type of each such right-hand
-// side from the types of the values it names (evaluating only names,
-// package members and new(T) for a composite literal's type, never another
-// call or an index) and converts it to that type, which yaegi types at once:
-//
-//	p := (*tensor.Tensor)(model.Parameters()[0])
-//
-// When the type cannot be found or named (it mixes types the session
-// declared, or comes from a package not imported), the error says how to
-// write the statement instead. The same error is what yaegi reports for an
-// undefined name in such a define; compileFix reports that name. (A var
-// declaration initialized from another cell's variable fails too, with
-// "variable definition loop", even without an index; the session then runs
-// it as a statement of the cell, see varsOnly.)
-//
-// 3. A comma-ok define at top level,
-//
-//	v, ok := m[k]                    // also x.(T) and <-ch
-//
-// makes yaegi panic with "nil type". compileFix turns it into a call of a
-// function literal with named results, whose types it finds as in point 2:
-//
-//	v, ok := func() (_gnnrepl_v int, _gnnrepl_ok bool) { _gnnrepl_v, _gnnrepl_ok = m[k]; return }()
+// The typer below finds the static type of an expression from run-time
+// values; rangefunc.go and gosem.go's rangeInts still use it.
 
 // wrapTupleBlocks rewrites the top-level statements of list described in
 // point 1 above.
@@ -123,70 +95,6 @@ func needsFuncScope(st ast.Stmt) bool {
 	return found && !unsafe
 }
 
-// topDefine is a variable definition at the top level of a unit: x := e or
-// var x = e.
-type topDefine struct {
-	node    ast.Node     // the *ast.AssignStmt or *ast.ValueSpec
-	names   []*ast.Ident // nil for an expression that is not a name
-	rhs     []ast.Expr   // the right-hand side, rewritten in place
-	commaOk bool         // v, ok := m[k], x.(T) or <-ch
-}
-
-// topDefines lists the defines at the top level of n, a statement unit's
-// block or a declaration unit's file, in order.
-func topDefines(n ast.Node) []topDefine {
-	var out []topDefine
-	add := func(g *ast.GenDecl) {
-		if g.Tok != token.VAR {
-			return
-		}
-		for _, sp := range g.Specs {
-			if vs, ok := sp.(*ast.ValueSpec); ok && vs.Type == nil && len(vs.Values) == len(vs.Names) {
-				out = append(out, topDefine{node: vs, names: vs.Names, rhs: vs.Values})
-			}
-		}
-	}
-	switch n := n.(type) {
-	case *ast.BlockStmt:
-		for _, st := range n.List {
-			switch st := st.(type) {
-			case *ast.AssignStmt:
-				if st.Tok != token.DEFINE {
-					continue
-				}
-				d := topDefine{node: st, rhs: st.Rhs}
-				if len(st.Lhs) == 2 && len(st.Rhs) == 1 {
-					switch r := ast.Unparen(st.Rhs[0]).(type) {
-					case *ast.IndexExpr, *ast.TypeAssertExpr:
-						d.commaOk = true
-					case *ast.UnaryExpr:
-						d.commaOk = r.Op == token.ARROW
-					}
-				}
-				if !d.commaOk && len(st.Lhs) != len(st.Rhs) {
-					continue
-				}
-				for _, l := range st.Lhs {
-					id, _ := l.(*ast.Ident)
-					d.names = append(d.names, id)
-				}
-				out = append(out, d)
-			case *ast.DeclStmt:
-				if g, ok := st.Decl.(*ast.GenDecl); ok {
-					add(g)
-				}
-			}
-		}
-	case *ast.File:
-		for _, d := range n.Decls {
-			if g, ok := d.(*ast.GenDecl); ok {
-				add(g)
-			}
-		}
-	}
-	return out
-}
-
 // topNames returns every name declared at the top level of n, a statement
 // unit's block or a declaration unit's file.
 func topNames(n ast.Node) map[string]bool {
@@ -240,261 +148,6 @@ func topNames(n ast.Node) map[string]bool {
 	return names
 }
 
-// hasIndex reports whether e indexes something outside function literals.
-func hasIndex(e ast.Expr) bool {
-	found := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		switch n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.IndexExpr:
-			found = true
-		}
-		return !found
-	})
-	return found
-}
-
-// topLevelFailure classifies how yaegi failed to compile a unit: 1 for the
-// defines of point 2 above ("definition loop", a nil dereference inside
-// yaegi), 2 for its "nil type" panic (a comma-ok define at top level, point
-// 3), 0 for anything else.
-func topLevelFailure(err error) int {
-	var ce *CompileError
-	if errors.As(err, &ce) && strings.HasSuffix(ce.Msg, "definition loop") {
-		return 1
-	}
-	var pe *PanicError
-	if errors.As(err, &pe) && pe.Internal {
-		msg := fmt.Sprint(pe.Value)
-		switch {
-		case strings.Contains(msg, "nil pointer dereference") || strings.Contains(msg, "nil reflect type"):
-			return 1
-		case msg == "nil type":
-			return 2
-		}
-	}
-	return 0
-}
-
-// compileFix compiles n like compile and, when that fails on a top-level
-// define yaegi cannot compile (points 2 and 3 above), rewrites the defines it
-// can and compiles again, or returns an error that says what to write
-// instead. A failed compile leaves the session's names as they were
-// (compile restores yaegi's scopes, atomic.go).
-func (s *Session) compileFix(ctx context.Context, n ast.Node, src string) (*interp.Program, error) {
-	prog, err := s.compile(n, src)
-	kind := 0
-	if err != nil {
-		kind = topLevelFailure(err)
-	}
-	if _, file := n.(*ast.File); kind == 0 || file && varsOnlyError(err) {
-		return prog, err // varsOnly runs the declarations as statements, which come back here
-	}
-	defs := topDefines(n)
-	fset := s.in.FileSet()
-	var ce *CompileError
-	var at *token.Position // the failing define's position, when yaegi gives it
-	if errors.As(err, &ce) && ce.Pos.IsValid() {
-		at = &ce.Pos
-	}
-	ty := &typer{s: s, ctx: ctx, env: map[string]reflect.Type{}, declared: map[string]bool{}}
-	all := topNames(n)
-	changed := false
-	var stuck *topDefine
-	for i := range defs {
-		d := &defs[i]
-		here := at == nil
-		if q := fset.Position(d.node.Pos()); at != nil && q.Line == at.Line && q.Column == at.Column {
-			here = true // a ValueSpec's position is its first name's, where yaegi points too
-		}
-		if here && (kind == 1 || d.commaOk) {
-			if und := ty.undefined(d.rhs, all); und != nil {
-				p := fset.Position(und.Pos())
-				p.Filename = trimSuffix(p.Filename)
-				return nil, &CompileError{Pos: p, Msg: "undefined: " + und.Name}
-			}
-		}
-		if d.commaOk {
-			val := ty.commaOkType(d.rhs[0])
-			if kind == 2 {
-				if fix := s.commaOkCall(d, val); fix != nil {
-					d.rhs[0] = fix
-					changed = true
-				} else if stuck == nil {
-					stuck = d
-				}
-			}
-			ty.set(d.names[0], val)
-			ty.set(d.names[1], boolType)
-			continue
-		}
-		types := make([]reflect.Type, len(d.rhs))
-		for j, e := range d.rhs {
-			types[j] = ty.typeOf(e)
-		}
-		for j, e := range d.rhs {
-			if kind != 1 || !here || !hasIndex(e) && !callsMinMax(e) && !ty.callsSource(e) {
-				continue
-			}
-			var tx ast.Expr
-			if types[j] != nil {
-				tx = s.typeExpr(types[j], e.Pos())
-			}
-			if tx == nil {
-				if stuck == nil {
-					stuck = d
-				}
-				continue
-			}
-			d.rhs[j] = &ast.CallExpr{Fun: &ast.ParenExpr{Lparen: e.Pos(), X: tx, Rparen: e.Pos()}, Lparen: e.Pos(), Args: []ast.Expr{e}, Rparen: e.End()}
-			changed = true
-		}
-		for j, id := range d.names {
-			ty.set(id, types[j])
-		}
-	}
-	if changed {
-		if prog, err2 := s.compile(n, src); err2 == nil || topLevelFailure(err2) == 0 {
-			return prog, err2
-		}
-	}
-	if stuck == nil && at != nil {
-		for i := range defs {
-			if q := fset.Position(defs[i].node.Pos()); q.Line == at.Line && hasIndex(defs[i].rhs[0]) {
-				stuck = &defs[i]
-			}
-		}
-	}
-	if stuck == nil {
-		if kind == 1 {
-			if better := s.defineRHSError(n, defs, all); better != nil {
-				return nil, better
-			}
-		}
-		return nil, err
-	}
-	return nil, topLevelError(err, stuck, fset)
-}
-
-// defineRHSError looks for the compile error yaegi hides behind its nil
-// dereference when a top-level define's right side does not compile (a
-// misspelled method: `pred := out.Argmax(1)` crashed the compiler where
-// `out.Argmax(1)` alone is "undefined method: Argmax"): it compiles each
-// right side alone, as an expression statement, and returns the first
-// compile error that is not about a name the unit itself declares (all),
-// or nil.
-func (s *Session) defineRHSError(n ast.Node, defs []topDefine, all map[string]bool) error {
-	lbrace := n.Pos()
-	var list []ast.Stmt // a statement unit's statements
-	if b, ok := n.(*ast.BlockStmt); ok {
-		list = b.List
-	}
-	for _, d := range defs {
-		// The statements before the define come along: its right side
-		// may use what they declare.
-		var before []ast.Stmt
-		for i, st := range list {
-			if st == d.node {
-				before = list[:i:i]
-				break
-			}
-		}
-		for _, e := range d.rhs {
-			var st ast.Stmt = &ast.AssignStmt{Lhs: []ast.Expr{&ast.Ident{NamePos: e.Pos(), Name: "_"}}, TokPos: e.Pos(), Tok: token.ASSIGN, Rhs: []ast.Expr{e}}
-			if _, ok := ast.Unparen(e).(*ast.CallExpr); ok {
-				st = &ast.ExprStmt{X: e}
-			}
-			snap := snapshot(s.in) // a check: whatever compiles declares nothing
-			_, err := s.compile(&ast.BlockStmt{Lbrace: lbrace, List: append(before, st), Rbrace: e.End()}, "")
-			snap.restore()
-			var ce *CompileError
-			if !errors.As(err, &ce) {
-				continue
-			}
-			if name, ok := strings.CutPrefix(ce.Msg, "undefined: "); ok && all[name] {
-				continue
-			}
-			return err
-		}
-	}
-	return nil
-}
-
-// commaOkType returns the type of the value of a comma-ok expression (a map
-// index, a type assertion, a receive), or nil.
-func (ty *typer) commaOkType(e ast.Expr) reflect.Type {
-	switch e := ast.Unparen(e).(type) {
-	case *ast.IndexExpr:
-		if t := ty.typeOf(e.X); t != nil && t.Kind() == reflect.Map {
-			return t.Elem()
-		}
-	case *ast.UnaryExpr:
-		if t := ty.typeOf(e.X); t != nil && t.Kind() == reflect.Chan {
-			return t.Elem()
-		}
-	}
-	return nil
-}
-
-// commaOkCall returns, for the comma-ok define v, ok := e, the call
-//
-//	func() (_gnnrepl_v T, _gnnrepl_ok bool) { _gnnrepl_v, _gnnrepl_ok = e; return }()
-//
-// which yaegi compiles at top level, or nil when T, the type of v (val for
-// a map index or a receive), cannot be written.
-func (s *Session) commaOkCall(d *topDefine, val reflect.Type) ast.Expr {
-	e := d.rhs[0]
-	pos := e.Pos()
-	var tx ast.Expr
-	if ta, ok := ast.Unparen(e).(*ast.TypeAssertExpr); ok {
-		tx = ta.Type
-	} else if val != nil {
-		tx = s.typeExpr(val, pos)
-	}
-	if tx == nil {
-		return nil
-	}
-	id := func(name string) *ast.Ident { return &ast.Ident{NamePos: pos, Name: name} }
-	lit := &ast.FuncLit{
-		Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}, Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{
-			{Names: []*ast.Ident{id("_gnnrepl_v")}, Type: tx},
-			{Names: []*ast.Ident{id("_gnnrepl_ok")}, Type: id("bool")},
-		}}},
-		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: e.End(), List: []ast.Stmt{
-			&ast.AssignStmt{Lhs: []ast.Expr{id("_gnnrepl_v"), id("_gnnrepl_ok")}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{e}},
-			&ast.ReturnStmt{Return: pos},
-		}},
-	}
-	return &ast.CallExpr{Fun: lit, Lparen: pos, Rparen: e.End()}
-}
-
-// topLevelError explains a define yaegi cannot compile at top level.
-func topLevelError(err error, d *topDefine, fset *token.FileSet) error {
-	name := "x"
-	if d != nil && d.names[0] != nil {
-		name = d.names[0].Name
-	}
-	msg := fmt.Sprintf("the interpreter (yaegi v0.16.1) cannot infer the type of %s at the top level of a cell "+
-		"(an index of a compiled slice or map, or a field or method of one); declare its type first, "+
-		"`var %s T` then `%s = ...`, convert the value, `%s := T(...)`, or put the code in a function", name, name, name, name)
-	if d != nil && d.commaOk {
-		msg = fmt.Sprintf("the interpreter (yaegi v0.16.1) cannot compile a comma-ok define (%s, ok := m[k], x.(T) or <-ch) "+
-			"at the top level of a cell for this type; declare the variables first, `var %s T; var ok bool` then `%s, ok = ...`, "+
-			"or put the code in a function", name, name, name)
-	}
-	var ce *CompileError
-	if errors.As(err, &ce) && ce.Pos.IsValid() {
-		return &CompileError{Pos: ce.Pos, Msg: msg}
-	}
-	var pos token.Position
-	if d != nil {
-		pos = fset.Position(d.node.Pos())
-		pos.Filename = trimSuffix(pos.Filename)
-	}
-	return &CompileError{Pos: pos, Msg: msg}
-}
-
 // typer finds the static types of expressions at the top level of a unit
 // from the reflect types of the values they name.
 type typer struct {
@@ -513,38 +166,6 @@ func (ty *typer) set(id *ast.Ident, t reflect.Type) {
 }
 
 var universe = map[string]bool{"true": true, "false": true, "nil": true, "iota": true, "_": true}
-
-// undefined returns the first name in es that neither the session, the
-// unit (unit's top-level names) nor the language defines, or nil.
-func (ty *typer) undefined(es []ast.Expr, unit map[string]bool) *ast.Ident {
-	var und *ast.Ident
-	check := func(id *ast.Ident) {
-		n := id.Name
-		if und == nil && !unit[n] && ty.s.kind(n) == "" && !universe[n] && !builtinFuncs[n] && !basicTypes[n] {
-			und = id
-		}
-	}
-	var visit func(n ast.Node) bool
-	visit = func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.SelectorExpr:
-			ast.Inspect(n.X, visit) // n.Sel is a member name
-			return false
-		case *ast.KeyValueExpr:
-			ast.Inspect(n.Value, visit) // a key may be a field name
-			return false
-		case *ast.Ident:
-			check(n)
-		}
-		return und == nil
-	}
-	for _, e := range es {
-		ast.Inspect(e, visit)
-	}
-	return und
-}
 
 var (
 	boolType = reflect.TypeOf(false)
