@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/constant"
 	"go/token"
+	"go/types"
 	"io"
 	"reflect"
 	"strconv"
@@ -73,7 +74,7 @@ func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
 	s.rangeFuncs(ctx, n)
 	s.typeUntypedArgs(n)
 	s.rewriteMethodExprs(n)
-	s.rangeInts(ctx, n)
+	s.rangeInts(n)
 	perIteration(n)
 	s.bindDeferReceivers(n)
 	s.bindDefers(n)
@@ -596,137 +597,47 @@ var intTypes = map[string]bool{"int": true, "int8": true, "int16": true, "int32"
 //	for i := range n { body }  =>  { _gnnrepl_nK := n; for _gnnrepl_kK := _gnnrepl_nK - _gnnrepl_nK; _gnnrepl_kK < _gnnrepl_nK; _gnnrepl_kK++ { i := _gnnrepl_kK; body } }
 //
 // Range over a function (Go 1.23) is rangeFuncs'.
-func (s *Session) rangeInts(ctx context.Context, root ast.Node) {
-	ints := map[string]bool{}    // names declared with an integer type in the unit
-	notInts := map[string]bool{} // names declared otherwise
-	ty := &typer{s: s, ctx: ctx, env: map[string]reflect.Type{}, declared: map[string]bool{}}
-	var isInt func(e ast.Expr) bool
-	declare := func(id *ast.Ident, isint bool) {
-		if id == nil || id.Name == "_" {
-			return
-		}
-		if isint && !notInts[id.Name] {
-			ints[id.Name] = true
-		} else {
-			notInts[id.Name] = true
-			delete(ints, id.Name)
-		}
+func (s *Session) rangeInts(root ast.Node) {
+	info := s.info
+	if info == nil {
+		return
 	}
-	typeIsInt := func(t ast.Expr) bool {
-		id, ok := t.(*ast.Ident)
-		return ok && intTypes[id.Name]
-	}
-	isInt = func(e ast.Expr) bool {
-		switch e := ast.Unparen(e).(type) {
-		case *ast.BasicLit:
-			return e.Kind == token.INT || e.Kind == token.CHAR
-		case *ast.Ident:
-			if ints[e.Name] {
-				return true
-			}
-			if notInts[e.Name] {
-				return false
-			}
-			switch s.kind(e.Name) {
-			case "var", "const":
-				t := ty.typeOf(e)
-				if t == nil {
-					if v := ty.probe(e); v.IsValid() {
-						t = v.Type()
-					}
-				}
-				return t != nil && isIntKind(t.Kind())
-			}
+	isInt := func(e ast.Expr) bool {
+		tv, ok := info.Types[e]
+		if !ok || tv.Type == nil {
 			return false
-		case *ast.CallExpr:
-			if id, ok := e.Fun.(*ast.Ident); ok && (id.Name == "len" || id.Name == "cap" || intTypes[id.Name]) && !ints[id.Name] && !notInts[id.Name] {
-				return true
-			}
-			t := ty.typeOf(e)
-			return t != nil && isIntKind(t.Kind())
-		case *ast.BinaryExpr:
-			switch e.Op {
-			case token.SHL, token.SHR:
-				return isInt(e.X)
-			case token.ADD, token.SUB, token.MUL, token.QUO, token.REM, token.AND, token.OR, token.XOR, token.AND_NOT:
-				return isInt(e.X) && isInt(e.Y)
-			}
-			return false
-		case *ast.UnaryExpr:
-			return (e.Op == token.SUB || e.Op == token.ADD || e.Op == token.XOR) && isInt(e.X)
-		case *ast.SelectorExpr:
-			t := ty.typeOf(e)
-			if t == nil {
-				if x, ok := e.X.(*ast.Ident); ok && s.kind(x.Name) == "package" {
-					if v := ty.probe(e); v.IsValid() {
-						t = v.Type()
-					}
-				}
-			}
-			return t != nil && isIntKind(t.Kind())
 		}
-		return false
+		b, ok := tv.Type.Underlying().(*types.Basic)
+		return ok && b.Info()&types.IsInteger != 0
 	}
-	// Declarations, in source order, so that a name's kind is known where
-	// it is ranged over (scopes are not tracked: a name declared both as an
-	// integer and otherwise is not an integer).
 	k := 0
 	var visit func(x ast.Node) bool
 	visit = func(x ast.Node) bool {
-		switch x := x.(type) {
-		case *ast.Field:
-			for _, id := range x.Names {
-				declare(id, typeIsInt(x.Type))
+		b, ok := x.(*ast.BlockStmt)
+		if !ok {
+			return true
+		}
+		for i, st := range b.List {
+			if r, ok := st.(*ast.RangeStmt); ok && isInt(r.X) {
+				k++
+				b.List[i] = rangeIntLoop(r, k)
+				ast.Inspect(r.Body, visit)
+				continue
 			}
-		case *ast.ValueSpec:
-			for i, id := range x.Names {
-				switch {
-				case x.Type != nil:
-					declare(id, typeIsInt(x.Type))
-				case i < len(x.Values) && len(x.Values) == len(x.Names):
-					declare(id, isInt(x.Values[i]))
-				default:
-					declare(id, false)
-				}
-			}
-		case *ast.AssignStmt:
-			if x.Tok == token.DEFINE {
-				for i, l := range x.Lhs {
-					id, _ := l.(*ast.Ident)
-					declare(id, len(x.Lhs) == len(x.Rhs) && isInt(x.Rhs[i]))
-				}
-			}
-		case *ast.BlockStmt:
-			for i, st := range x.List {
-				if r, ok := st.(*ast.RangeStmt); ok && isInt(r.X) {
+			if l, ok := st.(*ast.LabeledStmt); ok {
+				if r, ok := l.Stmt.(*ast.RangeStmt); ok && isInt(r.X) {
 					k++
-					x.List[i] = rangeIntLoop(r, k)
+					nb := rangeIntLoop(r, k)
+					l.Stmt = nb.List[1]
+					nb.List[1] = l
+					b.List[i] = nb
 					ast.Inspect(r.Body, visit)
 					continue
 				}
-				if l, ok := st.(*ast.LabeledStmt); ok {
-					if r, ok := l.Stmt.(*ast.RangeStmt); ok && isInt(r.X) {
-						k++
-						b := rangeIntLoop(r, k)
-						l.Stmt = b.List[1]
-						b.List[1] = l
-						x.List[i] = b
-						ast.Inspect(r.Body, visit)
-						continue
-					}
-				}
-				ast.Inspect(st, visit)
 			}
-			return false
-		case *ast.RangeStmt:
-			if x.Tok == token.DEFINE {
-				for _, e := range []ast.Expr{x.Key, x.Value} {
-					id, _ := e.(*ast.Ident)
-					declare(id, false)
-				}
-			}
+			ast.Inspect(st, visit)
 		}
-		return true
+		return false
 	}
 	// Range statements directly in case clauses get a block of their own,
 	// where visit rewrites them.

@@ -8,6 +8,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io"
 	"log"
 	"os"
@@ -130,7 +131,8 @@ type Session struct {
 
 	goSources bool // the source packages (gosrc.go) are compiled into in (set and read under mu)
 
-	tc *typeCheck // the type checker's view of the session (check.go; set and read under mu)
+	tc   *typeCheck  // the type checker's view of the session (check.go; set and read under mu)
+	info *types.Info // the types of the unit being evaluated, for the rewrites of gosem.go (nil for the session's own cells)
 }
 
 // Result is what an evaluation shows.
@@ -620,7 +622,11 @@ const fileSuffix = "/_.go"
 
 func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, f *ast.File, c *checked, last bool) (Result, error) {
 	s.unitSnap = unitSnapshot(s.in)
-	defer func() { s.unitSnap = nil }()
+	s.info = nil
+	if c != nil {
+		s.info = c.info
+	}
+	defer func() { s.unitSnap, s.info = nil, nil }()
 	fset := s.in.FileSet()
 	switch u.kind {
 	case unitFile:
