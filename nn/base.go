@@ -37,7 +37,9 @@ import (
 //     interface field holding one, a type with its own methods), or a
 //     struct or pointer to a struct with a Base field (a user's module,
 //     compiled or declared in a session cell, registered on first use), or
-//     a slice, array or map[string] of those (ModuleList / ModuleDict);
+//     a slice, array or map[string] of those (ModuleList / ModuleDict; a
+//     map holds pointers to structs with a Base, as its values cannot be
+//     addressed);
 //   - the module's random generator (Generators, saved by package
 //     checkpoint) when it is the first *tensor.Generator field;
 //   - otherwise ignored (sizes, options, functions, cached tensors).
@@ -66,9 +68,9 @@ import (
 // acts on the original: register the copy again.
 //
 // Calling a method of a Base that was never registered panics with an
-// *Error of kind ErrOption saying so, except when the struct reached the
-// method through a Module-typed value (an interface conversion in a
-// session cell, a field of a registered parent), which registers it.
+// *Error of kind ErrOption saying so. Compiled code that is handed the
+// struct registers it: a registered parent's walk over its fields,
+// Unwrap, and through it package checkpoint and dist.DataParallel.
 type Base struct {
 	st *baseState
 }

@@ -208,3 +208,38 @@ func catchNN(f func()) (err error) {
 	f()
 	return nil
 }
+
+// TestBaseInteroperable: GraphSAGE's state dict loads into the same model
+// written as a struct with Base, whose field Layers gives the same names
+// ("layers.0.fc_self.weight"), and the two compute the same output.
+func TestBaseInteroperable(t *testing.T) {
+	sage := NewGraphSAGE(SAGEOptions{InFeats: 5, HiddenFeats: 4, OutFeats: 3, Aggregator: "mean", Seed: 1})
+	type mySAGE struct {
+		Base
+		Layers []*SAGEConv
+	}
+	gen := tensor.NewGenerator(2)
+	m := &mySAGE{Layers: []*SAGEConv{
+		NewSAGEConv(SAGEConvOptions{InFeats: 5, OutFeats: 4, Aggregator: "mean", Gen: gen}),
+		NewSAGEConv(SAGEConvOptions{InFeats: 4, OutFeats: 3, Aggregator: "mean", Gen: gen}),
+	}}
+	Register(m)
+	want := sage.StateDict()
+	if err := m.LoadStateDict(want); err != nil {
+		t.Fatalf("GraphSAGE's state dict into the struct: %v", err)
+	}
+	if !reflect.DeepEqual(TorchTransposed(m), TorchTransposed(sage)) {
+		t.Errorf("TorchTransposed: %v, GraphSAGE's %v", TorchTransposed(m), TorchTransposed(sage))
+	}
+	g := edgeGraph(t, 6, 6, []int64{0, 1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 0}, []int64{1, 2, 3, 4, 5, 0, 0, 1, 2, 3, 4, 5})
+	x := tensor.Rand(tensor.NewGenerator(3), -1, 1, 6, 5)
+	sage.Eval()
+	ref := sage.Forward(g, x).Float32s()
+	h := tensor.ReLU(m.Layers[0].Forward(g, x))
+	got := m.Layers[1].Forward(g, h).Float32s()
+	for i := range ref {
+		if d := ref[i] - got[i]; d > 1e-5 || d < -1e-5 {
+			t.Fatalf("output %d: GraphSAGE %g, struct %g", i, ref[i], got[i])
+		}
+	}
+}
