@@ -127,6 +127,20 @@ func TestUserModelNamedParameters(t *testing.T) {
 	if got := cell(t, s, `len(m.Parameters())`); got != "7" {
 		t.Errorf("len(Parameters) = %s, want 7", got)
 	}
+	// Unexported fields (yaegi names them "Xfc_self" at run time), a
+	// tag, and the snake_case of acronyms.
+	cell(t, s, `type small struct {
+	nn.Base
+	fcSelf *nn.Linear
+	AttnL  *tensor.Tensor
+	W1     *nn.Linear `+"`nn:\"W1\"`"+`
+	Skip   *nn.Linear `+"`nn:\"-\"`"+`
+}
+sm := &small{fcSelf: nn.NewLinear(2, 2, true, nil), AttnL: nn.Parameter(tensor.Ones(1, 2)), W1: nn.NewLinear(2, 1, false, nil), Skip: nn.NewLinear(1, 1, false, nil)}
+nn.Register(sm)`)
+	if got := unquote(t, cell(t, s, `names(sm)`)); got != "fc_self.weight fc_self.bias attn_l W1.weight" {
+		t.Errorf("names of a struct with an unexported field and tags: %s", got)
+	}
 	// As an nn.Module in a variable, a slice and a map, and in compiled
 	// code's walks (TorchTransposed sees the Linear weights inside).
 	cell(t, s, `var mod nn.Module = m
