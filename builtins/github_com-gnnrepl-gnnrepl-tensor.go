@@ -141,6 +141,7 @@ func init() {
 		"BinaryOp":           reflect.ValueOf((*tensor.BinaryOp)(nil)),
 		"Buffer":             reflect.ValueOf((*tensor.Buffer)(nil)),
 		"CoreBackend":        reflect.ValueOf((*tensor.CoreBackend)(nil)),
+		"CustomOp":           reflect.ValueOf((*tensor.CustomOp)(nil)),
 		"DType":              reflect.ValueOf((*tensor.DType)(nil)),
 		"DeviceTimeSink":     reflect.ValueOf((*tensor.DeviceTimeSink)(nil)),
 		"ElementwiseKernels": reflect.ValueOf((*tensor.ElementwiseKernels)(nil)),

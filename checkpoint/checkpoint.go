@@ -32,7 +32,12 @@ type State struct {
 	// and transposed back by Load. The file is thus the state dict of the
 	// matching DGL model, as safetensors.torch.load_file returns it. The
 	// random generators the model draws dropout from (nn.Generators) are
-	// saved too.
+	// saved too. A model written as a struct with an nn.Base field
+	// (compiled, or declared in a session cell) is stored under its
+	// field-path names (nn.Base). In a session cell, set it by assignment
+	// (st.Model = m) or with nn.Register(m) inside a literal: the
+	// interpreter does not convert a cell's value to nn.Module inside a
+	// checkpoint.State{...} literal.
 	Model nn.Module
 	// Optimizer's state (Optimizer.StateDict: Adam's moments and step
 	// counts, SGD's momentum buffers) is stored as tensors under
@@ -122,8 +127,11 @@ const (
 )
 
 // modelState returns m's tensors by name: its StateDict where it has one
-// (parameters and any buffers), else its NamedParameters.
+// (parameters and any buffers), else its NamedParameters. A model declared
+// in a session cell with an nn.Base is read through nn.Unwrap, so it needs
+// no nn.Register.
 func modelState(m nn.Module) map[string]*tensor.Tensor {
+	m = nn.Unwrap(m)
 	if s, ok := m.(interface {
 		StateDict() map[string]*tensor.Tensor
 	}); ok {

@@ -52,7 +52,7 @@ func DataParallel(model nn.Module, comm *Comm) (*DDP, error) {
 	if err := comm.ready(op); err != nil {
 		return nil, err
 	}
-	params := model.Parameters()
+	params := nn.Unwrap(model).Parameters() // a cell's struct with an nn.Base needs no nn.Register
 	shape := []int64{int64(len(params))}
 	device := "cpu"
 	if len(params) > 0 {

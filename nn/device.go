@@ -14,8 +14,11 @@ import (
 // the model runs on inputs on "cuda". It returns an error naming the
 // parameter when a copy fails (an unknown device, CUDA unavailable, out of
 // memory); parameters moved before it stay moved.
-func (c *core) To(device string) error {
-	for _, p := range c.NamedParameters() {
+func (c *core) To(device string) error { return moveTo(c.NamedParameters(), device) }
+
+// moveTo moves the parameters np to device (To).
+func moveTo(np []NamedParameter, device string) error {
+	for _, p := range np {
 		if err := p.Param.MoveTo(device); err != nil {
 			return fmt.Errorf("nn: To(%q): parameter %s: %w", device, p.Name, err)
 		}
@@ -25,8 +28,11 @@ func (c *core) To(device string) error {
 
 // Device returns the device of the module's first parameter ("cpu" for a
 // module without parameters).
-func (c *core) Device() string {
-	if np := c.NamedParameters(); len(np) > 0 {
+func (c *core) Device() string { return firstDevice(c.NamedParameters()) }
+
+// firstDevice returns the device of np's first parameter, "cpu" for none.
+func firstDevice(np []NamedParameter) string {
+	if len(np) > 0 {
 		return np[0].Param.Device()
 	}
 	return "cpu"

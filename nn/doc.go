@@ -47,6 +47,13 @@
 // func(*tensor.Tensor) *tensor.Tensor, takes either: tensor.ReLU, or
 // nn.LeakyReLU{NegativeSlope: 0.2}.Forward.
 //
+// A user's own model is a struct that embeds Base (compiled, or declared
+// in a session cell): its parameters and submodules are found from its
+// fields by reflection and named by field path in snake_case
+// ("lin1.weight", "blocks.0.fc.weight"), as torch.nn.Module names its
+// attributes, so it passes wherever a Module is expected; Register(&m) is
+// its super().__init__(). Parameter marks a tensor field as a parameter.
+//
 // Randomness: parameter initialisation and dropout masks come from a
 // *tensor.Generator given in the options (tensor.DefaultGenerator when
 // nil); models take a Seed and build their own generator, so the same seed

@@ -48,7 +48,7 @@ func Generators(m Module) []NamedGenerator {
 		}
 	}
 	if m != nil {
-		walk("", m)
+		walk("", Unwrap(m))
 	}
 	return out
 }

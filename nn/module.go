@@ -84,9 +84,12 @@ func (c *core) NamedParameters() []NamedParameter {
 }
 
 // NumParameters returns the number of trainable scalars.
-func (c *core) NumParameters() int {
+func (c *core) NumParameters() int { return numParameters(c.NamedParameters()) }
+
+// numParameters returns the number of scalars in np.
+func numParameters(np []NamedParameter) int {
 	n := 0
-	for _, p := range c.NamedParameters() {
+	for _, p := range np {
 		n += p.Param.Numel()
 	}
 	return n
@@ -124,9 +127,12 @@ func (c *core) ZeroGrad() {
 // StateDict returns the parameters by name (module.state_dict()). The
 // tensors are the parameters themselves, not copies; clone them to keep a
 // snapshot.
-func (c *core) StateDict() map[string]*tensor.Tensor {
+func (c *core) StateDict() map[string]*tensor.Tensor { return stateDict(c.NamedParameters()) }
+
+// stateDict returns np by name.
+func stateDict(np []NamedParameter) map[string]*tensor.Tensor {
 	out := map[string]*tensor.Tensor{}
-	for _, p := range c.NamedParameters() {
+	for _, p := range np {
 		out[p.Name] = p.Param
 	}
 	return out
@@ -137,7 +143,11 @@ func (c *core) StateDict() map[string]*tensor.Tensor {
 // kind ErrState naming the missing, unexpected or mis-shaped entries, and
 // then changes nothing.
 func (c *core) LoadStateDict(sd map[string]*tensor.Tensor) error {
-	np := c.NamedParameters()
+	return loadStateDict(c.NamedParameters(), sd)
+}
+
+// loadStateDict copies sd into the parameters np, strictly (LoadStateDict).
+func loadStateDict(np []NamedParameter, sd map[string]*tensor.Tensor) error {
 	var missing, bad []string
 	have := map[string]bool{}
 	for _, p := range np {

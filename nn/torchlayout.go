@@ -30,7 +30,7 @@ func TorchTransposed(m Module) []string {
 		}
 	}
 	if m != nil {
-		walk("", m)
+		walk("", Unwrap(m))
 	}
 	return out
 }

@@ -63,3 +63,24 @@ func ExampleTensor_To() {
 	// Output:
 	// cpu [3 3 3 3]
 }
+
+// An op with a hand-written gradient (torch.autograd.Function): softplus
+// log(1 + exp(x)), whose derivative is sigmoid(x).
+func ExampleCustomOp() {
+	softplus := tensor.CustomOp{
+		Name: "softplus",
+		Forward: func(in []*tensor.Tensor) *tensor.Tensor {
+			return tensor.Log(tensor.AddScalar(tensor.Exp(in[0]), 1))
+		},
+		Backward: func(grad *tensor.Tensor, in []*tensor.Tensor, out *tensor.Tensor) []*tensor.Tensor {
+			return []*tensor.Tensor{tensor.Mul(grad, tensor.Sigmoid(in[0]))}
+		},
+	}
+	x := tensor.FromFloat32([]float32{-2, 0, 3}, 3).SetRequiresGrad(true)
+	y := softplus.Apply(x)
+	y.Sum().Backward()
+	fmt.Printf("%.4f\n%.4f\n", y.Float32s(), x.Grad().Float32s())
+	// Output:
+	// [0.1269 0.6931 3.0486]
+	// [0.1192 0.5000 0.9526]
+}
