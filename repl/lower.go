@@ -32,6 +32,10 @@ var lowerings = []lowering{
 	{"jsontags", "an unexported field of a struct type a cell declares gets the tag `json:\"-\"` when it has " +
 		"no json tag: yaegi's struct types export every field (score becomes Xscore), so encoding/json " +
 		"wrote unexported fields (testdata/conformance/lower_jsontags.go)", hideUnexported},
+	{"ifacevalues", "a value of a cell's type given to a compiled struct literal's interface field, or a call's " +
+		"result of such a type passed straight to an interface parameter, is bound to a variable first: yaegi wraps " +
+		"only variables (checkpoint.State{Model: m} panicked in reflect.Set; fmt.Println(mk()) ignored String) " +
+		"(lower_iface.go; TestUserModelStateLiteral, TestInterfaceArguments)", wrapIfaceValues},
 	{"cellreturn", "a return at a statement cell's top level ends the cell (a script's, the script): yaegi's " +
 		"compiler panicked (\"CFG post-order panic\"); it becomes a panic with a sentinel that the session takes " +
 		"as the end of the cell (TestCellReturn)", nil},

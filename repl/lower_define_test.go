@@ -24,3 +24,19 @@ func TestTopLevelTupleDefineInFunctions(t *testing.T) {
 		t.Errorf("redefined: %s", got)
 	}
 }
+
+// TestInterfaceArguments: a call's result of a cell's type passed straight
+// to an interface parameter, of compiled and of interpreted functions, is
+// the interface value (yaegi passed the bare value: fmt printed &{3}
+// instead of String(), nn.Module parameters panicked).
+func TestInterfaceArguments(t *testing.T) {
+	s, out, _ := newSession(t)
+	eval(t, s, "type T struct{ n int }\nfunc (t *T) String() string { return fmt.Sprintf(\"T(%d)\", t.n) }\nfunc mk() *T { return &T{3} }\nfunc describe(s fmt.Stringer) string { return s.String() }")
+	eval(t, s, "fmt.Println(mk(), 1)\nfmt.Printf(\"%v %s\\n\", mk(), describe(mk()))")
+	if got := out.String(); got != "T(3) 1\nT(3) T(3)\n" {
+		t.Errorf("output %q", got)
+	}
+	if got := eval(t, s, "func twice() string { return describe(mk()) + fmt.Sprint(mk()) }\ntwice()"); got != `"T(3)T(3)"` {
+		t.Errorf("twice() = %s", got)
+	}
+}
