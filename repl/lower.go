@@ -19,29 +19,52 @@ type lowering struct {
 	name string
 	// doc says what yaegi gets wrong and how the pass rewrites it.
 	doc string
-	run func(f *ast.File, info *types.Info, stmts bool)
+	run func(tc *typeCheck, fset *token.FileSet, f *ast.File, info *types.Info, stmts bool) error
 }
 
 var lowerings = []lowering{
 	{"constfold", "an untyped integer constant expression is folded to its value: yaegi computes 5/2 " +
 		"as 2.5 when the context is a float (var f float64 = 5/2 gave 2.5; Go: 2) " +
-		"(reproducer: testdata/conformance/lower_constfold.go)", foldConstants},
+		"(reproducer: testdata/conformance/lower_constfold.go)", pass(foldConstants)},
 	{"switchinit", "switch x := v; expr {...} becomes { x := v; switch expr {...} }: yaegi matched no case " +
 		"when the tag is computed from the init's variable (switch x := 5; x*2 { case 10: } ran default) " +
-		"(testdata/conformance/lower_switchinit.go)", switchInits},
+		"(testdata/conformance/lower_switchinit.go)", pass(switchInits)},
 	{"jsontags", "an unexported field of a struct type a cell declares gets the tag `json:\"-\"` when it has " +
 		"no json tag: yaegi's struct types export every field (score becomes Xscore), so encoding/json " +
-		"wrote unexported fields (testdata/conformance/lower_jsontags.go)", hideUnexported},
+		"wrote unexported fields (testdata/conformance/lower_jsontags.go)", pass(hideUnexported)},
 	{"ifacevalues", "a value of a cell's type given to a compiled struct literal's interface field, or a call's " +
 		"result of such a type passed straight to an interface parameter, is bound to a variable first: yaegi wraps " +
 		"only variables (checkpoint.State{Model: m} panicked in reflect.Set; fmt.Println(mk()) ignored String) " +
-		"(lower_iface.go; TestUserModelStateLiteral, TestInterfaceArguments)", wrapIfaceValues},
+		"(lower_iface.go; TestUserModelStateLiteral, TestInterfaceArguments)", pass(wrapIfaceValues)},
+	{"methodvalue", "a method value of a value receiver copies the receiver: yaegi bound the variable (g := p.Get; " +
+		"p.n = 2 changed g()) (lower_method.go; testdata/conformance/lower_methodvalue.go)",
+		func(tc *typeCheck, _ *token.FileSet, f *ast.File, info *types.Info, _ bool) error {
+			tc.bindMethodValues(f, info)
+			return nil
+		}},
+	{"definevars", "a top-level define of a statement cell is declared with var and its exact types, then assigned: " +
+		"yaegi lost a tuple define's variables for functions called from functions or loops, and failed on an index " +
+		"of a compiled slice or a comma-ok define (lower_define.go; TestTopLevelTupleDefineInFunctions)",
+		func(tc *typeCheck, fset *token.FileSet, f *ast.File, info *types.Info, stmts bool) error {
+			if !stmts {
+				return nil
+			}
+			return tc.defineVars(fset, f, info)
+		}},
 	{"cellreturn", "a return at a statement cell's top level ends the cell (a script's, the script): yaegi's " +
 		"compiler panicked (\"CFG post-order panic\"); it becomes a panic with a sentinel that the session takes " +
 		"as the end of the cell (TestCellReturn)", nil},
 }
 
-func init() { lowerings[len(lowerings)-1].run = cellReturns }
+func init() { lowerings[len(lowerings)-1].run = pass(cellReturns) }
+
+// pass adapts a pass that needs only the unit and its types.
+func pass(p func(f *ast.File, info *types.Info, stmts bool)) func(*typeCheck, *token.FileSet, *ast.File, *types.Info, bool) error {
+	return func(_ *typeCheck, _ *token.FileSet, f *ast.File, info *types.Info, stmts bool) error {
+		p(f, info, stmts)
+		return nil
+	}
+}
 
 // cellReturn is the value a cell's top-level return panics with
 // (cellReturns): the session ends the cell there, as a success.
@@ -110,10 +133,9 @@ func (s *Session) lower(f *ast.File, c *checked, stmts bool) error {
 		return nil
 	}
 	for _, l := range lowerings {
-		l.run(f, c.info, stmts)
-	}
-	if stmts {
-		return s.tc.defineVars(s.in.FileSet(), f, c.info)
+		if err := l.run(s.tc, s.in.FileSet(), f, c.info, stmts); err != nil {
+			return err
+		}
 	}
 	return nil
 }
