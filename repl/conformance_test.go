@@ -88,11 +88,13 @@ func programCells(name string, src []byte) ([]string, error) {
 // conformanceSymbols is the standard library part of the session's
 // symbol tables (the engine's packages are not needed and slow a session's
 // start), with yaegi's "." entry: stdlib.MapTypes, the interfaces (Stringer,
-// error, ...) that fmt, errors and others look for in interpreted values.
+// error, ...) that fmt, errors and others look for in interpreted values,
+// and its "github.com/traefik/yaegi/yaegi" hook, the conversions of
+// unsafe.Pointer.
 var conformanceSymbols = sync.OnceValue(func() interp.Exports {
 	x := interp.Exports{}
 	for k, v := range builtins.Symbols {
-		if k == "." || !strings.Contains(strings.SplitN(k, "/", 2)[0], ".") {
+		if k == "." || k == "github.com/traefik/yaegi/yaegi" || !strings.Contains(strings.SplitN(k, "/", 2)[0], ".") {
 			x[k] = v
 		}
 	}

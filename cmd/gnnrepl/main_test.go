@@ -661,3 +661,44 @@ func TestRunHelp(t *testing.T) {
 		t.Errorf("run --help: %v, %q", err, out)
 	}
 }
+
+// TestRunStdlibImports: a script imports unsafe, syscall and os/exec (the
+// tables yaegi keeps apart from its stdlib), and syscall.Exit ends gnnrepl
+// run with its code, as os.Exit does.
+func TestRunStdlibImports(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "imports.go")
+	os.WriteFile(path, []byte(`package main
+
+import (
+	"fmt"
+	"os/exec"
+	"syscall"
+	"unsafe"
+)
+
+type pair struct {
+	a int32
+	b int64
+}
+
+func main() {
+	var p pair
+	fmt.Println(unsafe.Sizeof(p), unsafe.Alignof(p.b))
+	x := 42
+	*(*int)(unsafe.Pointer(&x)) = 7
+	fmt.Println(x, syscall.Getpid() == syscall.Getpid(), syscall.SIGKILL)
+	out, err := exec.Command("sh", "-c", "echo from sh").Output()
+	fmt.Printf("%q %v\n", out, err)
+	syscall.Exit(3)
+	fmt.Println("not reached")
+}
+`), 0o644)
+	cmd := command(t, "run", path)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := exitCode(cmd.Run())
+	want := "16 8\n7 true killed\n\"from sh\\n\" <nil>\n"
+	if code != 3 || stdout.String() != want {
+		t.Errorf("exit status %d, stdout %q (stderr %q); want 3, %q", code, stdout.String(), stderr.String(), want)
+	}
+}
