@@ -54,8 +54,7 @@ import (
 //   - `return <-ch` panics (https://github.com/traefik/yaegi/issues/1725):
 //     receiveReturns (gosem_recvreturn.go) receives into a temporary first.
 //   - Deferred function literals in loops and deferred methods' receivers
-//     (gosem_defer.go), const groups of several names per spec from iota
-//     (gosem_const.go), method expressions T.M (gosem_methexpr.go) and
+//     (gosem_defer.go), method expressions T.M (gosem_methexpr.go) and
 //     recovered compiled errors (gosem_recover.go) and `case error:`
 //     (gosem_tswitch.go): see there.
 
@@ -70,7 +69,6 @@ func (s *Session) builtinShadowed(n ast.Node, name string) bool {
 // a statement block), in place. ctx bounds the evaluations the session
 // makes to learn the types of session variables.
 func (s *Session) goSemantics(ctx context.Context, n ast.Node) {
-	s.expandConstGroups(n)
 	s.rangeFuncs(ctx, n)
 	s.typeUntypedArgs(n)
 	s.rewriteMethodExprs(n)

@@ -2,7 +2,6 @@ package repl
 
 import (
 	"go/ast"
-	"go/constant"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -23,9 +22,14 @@ type lowering struct {
 }
 
 var lowerings = []lowering{
-	{"constfold", "an untyped integer constant expression is folded to its value: yaegi computes 5/2 " +
-		"as 2.5 when the context is a float (var f float64 = 5/2 gave 2.5; Go: 2) " +
-		"(reproducer: testdata/conformance/lower_constfold.go)", pass(foldConstants)},
+	{"constants", "constant declarations are written out value by value and every other constant expression " +
+		"becomes a literal of its exact value and type: yaegi computed 5/2 in a float context as 2.5, failed on iota " +
+		"groups (\"constant definition loop\") and on constants beyond 64 bits (lower_const.go; " +
+		"testdata/conformance/lower_constfold.go)",
+		func(tc *typeCheck, _ *token.FileSet, f *ast.File, info *types.Info, _ bool) error {
+			tc.foldConstants(f, info)
+			return nil
+		}},
 	{"switchinit", "switch x := v; expr {...} becomes { x := v; switch expr {...} }: yaegi matched no case " +
 		"when the tag is computed from the init's variable (switch x := 5; x*2 { case 10: } ran default) " +
 		"(testdata/conformance/lower_switchinit.go)", pass(switchInits)},
@@ -138,71 +142,6 @@ func (s *Session) lower(f *ast.File, c *checked, stmts bool) error {
 		}
 	}
 	return nil
-}
-
-// foldConstants replaces each integer-valued constant expression that is
-// not a plain name or literal (a division, a shift, any operator) by a
-// literal of its value, converted to its type when that is a typed basic
-// type. Constant declarations whose expressions a later spec repeats
-// implicitly (iota groups) are left alone: one expression serves several
-// values there.
-func foldConstants(f *ast.File, info *types.Info, _ bool) {
-	shared := map[ast.Expr]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		g, ok := n.(*ast.GenDecl)
-		if !ok || g.Tok != token.CONST {
-			return true
-		}
-		for i, sp := range g.Specs {
-			vs := sp.(*ast.ValueSpec)
-			if i+1 < len(g.Specs) && len(g.Specs[i+1].(*ast.ValueSpec).Values) == 0 {
-				for _, v := range vs.Values {
-					ast.Inspect(v, func(n ast.Node) bool {
-						if e, ok := n.(ast.Expr); ok {
-							shared[e] = true
-						}
-						return true
-					})
-				}
-			}
-		}
-		return true
-	})
-	rewriteExprs(f, func(e ast.Expr) ast.Expr {
-		switch e.(type) {
-		case *ast.BinaryExpr, *ast.UnaryExpr, *ast.ParenExpr:
-		default:
-			return nil
-		}
-		if shared[e] {
-			return nil
-		}
-		tv, ok := info.Types[e]
-		if !ok || tv.Value == nil {
-			return nil
-		}
-		v := constant.ToInt(tv.Value)
-		if v.Kind() != constant.Int {
-			return nil
-		}
-		b, ok := tv.Type.(*types.Basic)
-		if !ok {
-			return nil
-		}
-		lit := &ast.BasicLit{ValuePos: e.Pos(), Kind: token.INT, Value: v.ExactString()}
-		var out ast.Expr = lit
-		if constant.Sign(v) < 0 {
-			lit.Value = constant.UnaryOp(token.SUB, v, 0).ExactString()
-			out = &ast.ParenExpr{Lparen: e.Pos(), X: &ast.UnaryExpr{OpPos: e.Pos(), Op: token.SUB, X: lit}, Rparen: e.End()}
-		}
-		if b.Info()&types.IsUntyped == 0 {
-			out = &ast.CallExpr{Fun: &ast.Ident{NamePos: e.Pos(), Name: b.Name()}, Lparen: e.Pos(), Args: []ast.Expr{out}, Rparen: e.End()}
-		} else if b.Kind() != types.UntypedInt && b.Kind() != types.UntypedRune {
-			return nil // an untyped float or complex that happens to be integral: leave it to yaegi
-		}
-		info.Types[out] = tv
-		return out
-	})
 }
 
 // rewriteExprs replaces, in post-order, each expression for which repl
