@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -24,6 +25,7 @@ var commands = []command{
 	{":time", "CODE", "Run CODE and print its wall time and the memory it allocated on the Go heap."},
 	{":mem", "", "Print tensor memory per device (allocated, peak)."},
 	{":load", "FILE", "Run the Go source in FILE in this session (a script of statements, or a file with a package clause)."},
+	{":recursion", "[N]", "Show or set the recursion limit: the interpreted calls a goroutine may have on its stack before a RecursionError (default 10000; 0 for none)."},
 	{":reset", "", "Forget every variable, function, type and import, and run the prelude again."},
 	{":quit", "", "Leave the shell (Ctrl-D does too)."},
 }
@@ -151,6 +153,22 @@ func (s *Session) RunCommand(ctx context.Context, line string, out io.Writer) (R
 			return Result{}, fmt.Errorf(":reset: %w", err)
 		}
 		fmt.Fprintln(out, "session reset")
+		return Result{}, nil
+	case ":recursion":
+		if arg == "" {
+			n := s.frames.limit.Load()
+			if n <= 0 {
+				fmt.Fprintln(out, "recursion limit: none")
+			} else {
+				fmt.Fprintf(out, "recursion limit: %d interpreted calls\n", n)
+			}
+			return Result{}, nil
+		}
+		n, err := strconv.Atoi(arg)
+		if err != nil || n < 0 {
+			return Result{}, fmt.Errorf(":recursion needs a number of calls, 0 for no limit (got %q)", arg)
+		}
+		s.SetRecursionLimit(n)
 		return Result{}, nil
 	case ":quit", ":q", ":exit":
 		return Result{}, ErrQuit

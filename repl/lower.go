@@ -55,6 +55,9 @@ var lowerings = []lowering{
 			}
 			return tc.defineVars(fset, f, info)
 		}},
+	{"recursion", "every function a cell declares that may recurse calls _gnnreplrt.Enter first, which stops a recursion deeper " +
+		"than the session's limit with a RecursionError: the interpreter's Go stack grew to 1 GB and the runtime " +
+		"ended the process, kernel and all (recursion.go; TestRecursionLimit)", pass(func(f *ast.File, info *types.Info, _ bool) { enterCalls(f, info) })},
 	{"cellreturn", "a return at a statement cell's top level ends the cell (a script's, the script): yaegi's " +
 		"compiler panicked (\"CFG post-order panic\"); it becomes a panic with a sentinel that the session takes " +
 		"as the end of the cell (TestCellReturn)", nil},

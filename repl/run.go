@@ -172,9 +172,14 @@ func start(ctx context.Context, i *interp.Interpreter, st *stopper, prog *interp
 		restore := setCtx(ctx)
 		defer close(e.fin)
 		defer restore()
+		returned := false
 		defer func() {
 			if r := recover(); r != nil {
 				e.err = interp.Panic{Value: r, Callers: callers(), Stack: debug.Stack()}
+			} else if !returned {
+				// runtime.Goexit: the recursion limit (recursion.go).
+				v, _ := goexits.LoadAndDelete(gid.Load())
+				e.err = interp.Panic{Value: v}
 			}
 		}()
 		if yaegi.ok {
@@ -182,6 +187,7 @@ func start(ctx context.Context, i *interp.Interpreter, st *stopper, prog *interp
 		} else {
 			e.res, e.err = i.ExecuteWithContext(ctx, prog)
 		}
+		returned = true
 	}()
 	return e
 }

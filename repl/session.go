@@ -67,6 +67,11 @@ type Options struct {
 	// next step and engine loops at their next batch (runctx), so only a
 	// long compiled call that ignores runctx outlasts it.
 	InterruptGrace time.Duration
+
+	// RecursionLimit is the number of interpreted calls one goroutine may
+	// have on its stack before the call fails with a *RecursionError
+	// (0: DefaultRecursionLimit; negative: no limit).
+	RecursionLimit int
 }
 
 // Publisher is where a session's rich output goes (display.Publisher):
@@ -131,8 +136,9 @@ type Session struct {
 
 	goSources bool // the source packages (gosrc.go) are compiled into in (set and read under mu)
 
-	tc   *typeCheck  // the type checker's view of the session (check.go; set and read under mu)
-	info *types.Info // the types of the unit being evaluated, for the rewrites of gosem.go (nil for the session's own cells)
+	frames recursionGuard // counts interpreted frames (recursion.go)
+	tc     *typeCheck     // the type checker's view of the session (check.go; set and read under mu)
+	info   *types.Info    // the types of the unit being evaluated, for the rewrites of gosem.go (nil for the session's own cells)
 }
 
 // Result is what an evaluation shows.
@@ -161,7 +167,12 @@ func New(opts Options) (*Session, error) {
 	if opts.InterruptGrace <= 0 {
 		opts.InterruptGrace = 3 * time.Second
 	}
+	if opts.RecursionLimit == 0 {
+		opts.RecursionLimit = DefaultRecursionLimit
+	}
 	s := &Session{opts: opts, trace: &traceWriter{w: opts.Stderr}}
+	s.frames.limit.Store(int64(opts.RecursionLimit))
+	s.frames.main = &s.trace.main
 	s.out = display.NewOutput(opts.Display, opts.Stdout, opts.Stderr)
 	s.packages, s.memberTable = packageTables(opts.Symbols)
 	if s.hasStdlib() {
@@ -356,9 +367,10 @@ func (s *Session) init() error {
 		"Println": reflect.ValueOf(func(args ...any) { rtPrint(s.opts.Stderr, true, args) }),
 		"Clear":   reflect.ValueOf(rtClear),
 	}
-	rt["Recovered"] = reflect.ValueOf(rtRecovered)     // gosem_recover.go
-	rt["Return"] = reflect.ValueOf(&cellReturn).Elem() // lower.go
-	rt["Error"] = reflect.ValueOf((*error)(nil))       // gosem_tswitch.go
+	rt["Recovered"] = reflect.ValueOf(rtRecovered) // gosem_recover.go
+	rt["Return"] = reflect.ValueOf(&cellReturn).Elem()
+	rt["Enter"] = reflect.ValueOf(s.frames.enter) // lower.go
+	rt["Error"] = reflect.ValueOf((*error)(nil))  // gosem_tswitch.go
 	if err := s.in.Use(interp.Exports{rtKey: rt}); err != nil {
 		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
