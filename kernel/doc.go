@@ -18,7 +18,9 @@
 // line, as soon as it announces a frame that would take its message
 // beyond Options.MaxMessageSize (1 GiB by default; the frames' sizes plus
 // 64 bytes per frame; gnnrepl kernel --max-message-size), before the frame
-// is allocated or read; the ZMTP handshake is limited to 64 KiB.
+// is allocated or read; the ZMTP handshake is limited to 64 KiB. A frame
+// under the limit costs the bytes that have arrived, not its announced
+// size: its buffer starts at 64 KiB and doubles as the bytes come.
 //
 // Start-up: Run answers kernel_info_request while the session (the
 // interpreter and its prelude) is still being made, and package

@@ -2,14 +2,18 @@ package kernel
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/gnnrepl/gnnrepl/kernel/internal/prebind"
+	"io"
 	"net"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/gnnrepl/gnnrepl/kernel/internal/prebind"
 
 	"github.com/go-zeromq/zmq4"
 	"github.com/go-zeromq/zmq4/security/null"
@@ -17,8 +21,11 @@ import (
 
 // This file holds the kernel's ZeroMQ sockets: ROUTER (shell, control,
 // stdin, heartbeat) and PUB (IOPub), built on zmq4's ZMTP connection
-// (zmq4.Open, Conn.SendMsg, Conn.RecvMsg) over connections that buffer
+// (zmq4.Open, Conn.SendMsg) over connections that buffer
 // reads and send each message with one write.
+//
+// Messages are read by peer.recv, not zmq4's Conn.RecvMsg, so that a
+// frame's memory follows its arrived bytes rather than its announced size.
 //
 // zmq4's own sockets (v0.17.0) are not used because: they issue two
 // unbuffered system calls per frame in each direction (a 7-frame Jupyter
@@ -123,8 +130,9 @@ const (
 
 // ZMTP frame flags.
 const (
-	zmtpMore = 0x01
-	zmtpLong = 0x02
+	zmtpMore    = 0x01
+	zmtpLong    = 0x02
+	zmtpCommand = 0x04
 )
 
 // scan advances over p, the next bytes of the stream, and returns the
@@ -200,6 +208,119 @@ type peer struct {
 	bc   *bufConn
 
 	sendMu sync.Mutex
+}
+
+// recvChunk is the most of a frame's body read ahead of its arrival: a
+// frame's buffer starts at this size (or the frame's, if smaller) and
+// doubles as bytes come, never beyond the announced size.
+const recvChunk = 64 << 10
+
+// largeFramesReading counts the frames larger than recvChunk whose bodies
+// peer.recv is reading now, for tests that wait until the kernel has read
+// sizes it has not received the bodies of.
+var largeFramesReading atomic.Int64
+
+// recv reads the next ZMTP message after the handshake and reports
+// whether it is a command; it answers a PING with a PONG. It replaces
+// zmq4's Conn.RecvMsg, which allocates a frame's whole body as soon as it
+// has read the frame's size (Conn.read, v0.17.0): a peer that announces a
+// frame just under Options.MaxMessageSize and sends nothing more would
+// make the kernel reserve that much per connection, before any message
+// is authenticated. Here a frame costs the bytes that have arrived (at
+// most twice them while its buffer grows), and the frameGuard beneath
+// bounds the size and the message.
+func (p *peer) recv() (frames [][]byte, cmd bool, err error) {
+	r := p.bc
+	var hdr [9]byte
+	for more := true; more; {
+		if _, err := io.ReadFull(r, hdr[:2]); err != nil {
+			return nil, false, err
+		}
+		fl := hdr[0]
+		more = fl&zmtpMore != 0
+		cmd = cmd || fl&zmtpCommand != 0
+		size := uint64(hdr[1])
+		if fl&zmtpLong != 0 {
+			if _, err := io.ReadFull(r, hdr[2:9]); err != nil {
+				return nil, false, err
+			}
+			size = binary.BigEndian.Uint64(hdr[1:9])
+		}
+		large := size > recvChunk
+		if large {
+			largeFramesReading.Add(1)
+		}
+		body, err := readGrowing(r, size)
+		if large {
+			largeFramesReading.Add(-1)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		frames = append(frames, body)
+	}
+	if cmd {
+		if len(frames) != 1 {
+			return nil, true, fmt.Errorf("zmtp: a command of %d frames", len(frames))
+		}
+		name, body, err := parseCommand(frames[0])
+		if err != nil {
+			return nil, true, err
+		}
+		if name == zmq4.CmdPing {
+			p.sendMu.Lock()
+			err = p.conn.SendCmd(zmq4.CmdPong, nil)
+			if err == nil {
+				err = p.bc.Flush()
+			}
+			p.sendMu.Unlock()
+			if err != nil {
+				return nil, true, err
+			}
+		}
+		return [][]byte{body}, true, nil
+	}
+	return frames, false, nil
+}
+
+// readGrowing reads a body of size bytes from r into a buffer that grows
+// (doubling, capped at size) as the bytes arrive.
+func readGrowing(r io.Reader, size uint64) ([]byte, error) {
+	if size == 0 {
+		return []byte{}, nil
+	}
+	if size > 1<<62 {
+		return nil, fmt.Errorf("%w: a frame of %d bytes", ErrMessageTooLarge, size)
+	}
+	n := int(size)
+	buf := make([]byte, 0, min(n, recvChunk))
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(n, 2*cap(buf)))
+			copy(grown, buf)
+			buf = grown
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err != nil {
+			if len(buf) < n {
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return nil, err
+			}
+		}
+	}
+	return buf, nil
+}
+
+// parseCommand splits a ZMTP command frame (RFC 23: a name of 1 to 255
+// bytes after its length byte, then the data).
+func parseCommand(f []byte) (name string, data []byte, err error) {
+	if len(f) < 1 || int(f[0]) == 0 || len(f) < 1+int(f[0]) {
+		return "", nil, errors.New("zmtp: malformed command")
+	}
+	return string(f[1 : 1+f[0]]), f[1+f[0]:], nil
 }
 
 // send writes one message and flushes it.
@@ -400,15 +521,15 @@ func (r *routerSocket) serve(p *peer) {
 		r.mu.Unlock()
 	}()
 	for {
-		msg, err := p.conn.RecvMsg()
+		msg, cmd, err := p.recv()
 		if err != nil {
 			r.l.refused(p, err)
 			return
 		}
-		if msg.Type == zmq4.CmdMsg {
-			continue // ZMTP command (PING), answered by zmq4
+		if cmd {
+			continue // ZMTP command (PING, answered by recv)
 		}
-		frames := append([][]byte{[]byte(p.id)}, msg.Frames...)
+		frames := append([][]byte{[]byte(p.id)}, msg...)
 		select {
 		case r.in <- frames:
 		case <-r.done:
@@ -528,15 +649,15 @@ func (ps *pubSocket) serve(p *peer) {
 	defer func() { <-done }()
 	defer s.close()
 	for {
-		msg, err := p.conn.RecvMsg()
+		msg, cmd, err := p.recv()
 		if err != nil {
 			ps.l.refused(p, err)
 			return
 		}
-		if len(msg.Frames) != 1 || len(msg.Frames[0]) == 0 {
+		if cmd || len(msg) != 1 || len(msg[0]) == 0 {
 			continue
 		}
-		f := msg.Frames[0]
+		f := msg[0]
 		s.mu.Lock()
 		first := len(s.topics) == 0
 		switch f[0] {
