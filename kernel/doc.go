@@ -32,6 +32,15 @@
 // it jupyter_client's own 0.2 s wait for IOPub to fall silent
 // (TestJupyterStartup).
 //
+// Output is never lost without notice. IOPub queues at most 1000 output
+// messages (32 KiB of text each) per front end; a cell that prints faster
+// than the front end reads waits for room, so all of it arrives with
+// bounded memory (200 MiB printed by one cell reach jupyter_client in
+// 3.6 s here; ipykernel: 5.4 s; TestJupyterOutputVolume). Only a front end
+// that reads nothing for 5 s while its queue is full loses output, and the
+// next message it gets is a stderr stream saying how many messages and
+// bytes it missed.
+//
 // Control requests (interrupt_request, shutdown_request, kernel_info_request)
 // are served on their own goroutine, so an interrupt reaches a cell that is
 // still running on the shell channel. An interrupt also stops, while the

@@ -3,6 +3,7 @@ package kernel
 import (
 	"bufio"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -579,16 +580,25 @@ func (r *routerSocket) Close() error {
 }
 
 // pubSocket is a ZeroMQ PUB socket with a queue and a writer goroutine per
-// subscriber and prefix-matched subscriptions. A subscriber whose queue
-// holds pubHWM messages loses further output messages (ZeroMQ's high water
-// mark), so a stalled front end cannot exhaust memory or delay the others;
-// status, execute_input, execute_result, error and comm messages are
-// always queued, so a front end never misses the idle that ends a request.
+// subscriber and prefix-matched subscriptions. A queue holds at most
+// pubHWM output messages (ZeroMQ's high water mark), so memory is bounded.
+// The cell's output waits for room (WaitRoom) rather than being dropped,
+// so a front end that reads slowly slows the cell down and receives all of
+// its output. Only a subscriber that stalls (takes no message off a full
+// queue for pubStall) loses output messages, and then it is told: the next
+// message queued for it is preceded by a stderr stream saying how many
+// messages and bytes it missed (the notice function). Status,
+// execute_input, execute_result, error and comm messages are always
+// queued, so a front end never misses the idle that ends a request.
 type pubSocket struct {
 	l *listener
 	// welcome, when set, builds a message sent to a subscriber right after
 	// its first subscription (JEP 65's iopub_welcome).
 	welcome func(topic string) [][]byte
+	// notice, when set, builds the stream message that tells a subscriber
+	// it lost msgs output messages holding bytes bytes of output, under
+	// the request whose header is parent.
+	notice func(parent []byte, msgs int, bytes int64) [][]byte
 
 	mu   sync.Mutex
 	subs map[*subscriber]struct{}
@@ -603,10 +613,25 @@ type subscriber struct {
 	queue   [][][]byte
 	writing bool
 	closed  bool
-	dropped int
+	// lastSent is when the writer last finished a message (or when the
+	// subscriber connected): a full queue with lastSent older than
+	// pubStall is a stalled subscriber.
+	lastSent time.Time
+	// The output messages dropped since the last notice: how many, their
+	// output bytes, and the parent header of the last.
+	dropped      int
+	droppedBytes int64
+	dropParent   []byte
 }
 
+// pubHWM is the most output messages a subscriber's queue holds (each
+// stream message carries at most maxStreamChunk bytes of text).
 const pubHWM = 1000
+
+// pubStall is how long a subscriber with a full queue may take no
+// message before output messages for it are dropped (and counted) instead
+// of waited for.
+var pubStall = 5 * time.Second // a variable for tests
 
 // droppable reports whether an IOPub message (by its topic,
 // "kernel.<session>.<msg_type>") may be dropped at the high water mark.
@@ -630,7 +655,7 @@ func listenPub(network, addr string, limit int64, logf func(string, ...any), wel
 }
 
 func (ps *pubSocket) serve(p *peer) {
-	s := &subscriber{p: p, topics: map[string]struct{}{}}
+	s := &subscriber{p: p, topics: map[string]struct{}{}, lastSent: time.Now()}
 	s.cond = sync.NewCond(&s.mu)
 	ps.mu.Lock()
 	ps.subs[s] = struct{}{}
@@ -706,6 +731,7 @@ func (s *subscriber) write() {
 		err := s.p.send(frames)
 		s.mu.Lock()
 		s.writing = false
+		s.lastSent = time.Now()
 		s.mu.Unlock()
 		s.cond.Broadcast()
 		if err != nil {
@@ -714,25 +740,73 @@ func (s *subscriber) write() {
 	}
 }
 
+// WaitRoom blocks until the queue of every subscriber holds fewer than
+// pubHWM messages, or the subscriber is closed or stalled. The kernel
+// calls it before it publishes output (outside any lock Send needs), so
+// output waits for a slow front end instead of being dropped.
+func (ps *pubSocket) WaitRoom() {
+	for _, s := range ps.subscribers() {
+		s.mu.Lock()
+		for len(s.queue) >= pubHWM && !s.closed {
+			left := pubStall - time.Since(s.lastSent)
+			if left <= 0 {
+				break // stalled: Send drops and counts
+			}
+			t := time.AfterFunc(left, s.cond.Broadcast)
+			s.cond.Wait()
+			t.Stop()
+		}
+		s.mu.Unlock()
+	}
+}
+
 // Send queues frames (frames[0] is the topic) for every subscriber with a
-// subscription that prefixes the topic. It never blocks on a subscriber.
+// subscription that prefixes the topic. It never blocks on a subscriber:
+// an output message for a subscriber whose queue is full (a stalled one,
+// when the publisher called WaitRoom) is dropped and counted, and the next
+// message queued for it is preceded by the notice of what it missed.
 func (ps *pubSocket) Send(frames [][]byte) {
 	topic := string(frames[0])
 	for _, s := range ps.subscribers() {
 		s.mu.Lock()
 		if !s.closed && s.subscribed(topic) {
 			if len(s.queue) >= pubHWM && droppable(topic) {
+				if s.dropped == 0 {
+					ps.l.logf("iopub: a subscriber took no message for %v; dropping output beyond %d queued messages (it is told how much)", pubStall, pubHWM)
+				}
 				s.dropped++
-				if s.dropped == 1 {
-					ps.l.logf("iopub: a subscriber is not reading; dropping messages beyond %d queued", pubHWM)
+				s.droppedBytes += outputBytes(topic, frames)
+				if len(frames) > 5 {
+					s.dropParent = frames[4]
 				}
 			} else {
+				if s.dropped > 0 && ps.notice != nil {
+					if n := ps.notice(s.dropParent, s.dropped, s.droppedBytes); n != nil {
+						s.queue = append(s.queue, n)
+					}
+					s.dropped, s.droppedBytes, s.dropParent = 0, 0, nil
+				}
 				s.queue = append(s.queue, frames)
 			}
 		}
 		s.mu.Unlock()
 		s.cond.Broadcast()
 	}
+}
+
+// outputBytes is the size of the output an IOPub message carries: a
+// stream's text, or the whole content of a display message.
+func outputBytes(topic string, frames [][]byte) int64 {
+	if len(frames) < 7 {
+		return 0
+	}
+	if strings.HasSuffix(topic, ".stream") {
+		var c struct{ Text string }
+		if json.Unmarshal(frames[6], &c) == nil {
+			return int64(len(c.Text))
+		}
+	}
+	return int64(len(frames[6]))
 }
 
 func (ps *pubSocket) subscribers() []*subscriber {
