@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gnnrepl/gnnrepl/repl"
+	"github.com/gnnrepl/gnnrepl/tensor"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -415,5 +416,32 @@ func TestReplInterruptCountsOnce(t *testing.T) {
 	c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
 	if got := interrupts() - after; got != 1 {
 		t.Errorf("one interrupt of the idle kernel counted %d", got)
+	}
+}
+
+// TestReplMemoryLimit: a cell that allocates beyond the host memory budget
+// (set small by the cell before it) gets the out-of-memory error naming
+// the request and the budget, and the session keeps working with its
+// variables.
+func TestReplMemoryLimit(t *testing.T) {
+	_, c := startRepl(t)
+	t.Cleanup(func() { tensor.SetMemoryLimit(0) })
+	if r, _ := c.execute(`kept := tensor.Ones(4)
+_ = tensor.SetMemoryLimit(tensor.MemoryAllocated("cpu") + 16<<20)`, nil); r["status"] != "ok" {
+		t.Fatalf("setting the budget: %v", r)
+	}
+	reply, _ := c.execute("big := tensor.Zeros(8192, 4096)\nbig.Sum()", nil)
+	ev, _ := reply["evalue"].(string)
+	if reply["status"] != "error" || !strings.Contains(ev, "CPU out of memory: tried to allocate 128.0 MiB (float32 [8192 4096])") ||
+		!strings.Contains(ev, "budget") {
+		t.Fatalf("allocation beyond the budget: %v", reply)
+	}
+	t.Logf("%s: %s", reply["ename"], ev)
+	reply, pub := c.execute("kept.Sum().Item()", nil)
+	if reply["status"] != "ok" || content(t, pub[len(pub)-1])["data"].(map[string]any)["text/plain"] != "4" {
+		t.Fatalf("after the refused allocation: %v", reply)
+	}
+	if r, _ := c.execute("_ = tensor.SetMemoryLimit(0)\ntensor.Zeros(8192, 4096).Sum().Item()", nil); r["status"] != "ok" {
+		t.Fatalf("with the default budget: %v", r)
 	}
 }

@@ -37,7 +37,7 @@ func (*cpuBackend) Device() string { return "cpu" }
 // from the runtime's allocator (Empty).
 func (*cpuBackend) Alloc(op string, dt DType, n int, zero bool) Buffer {
 	bytes := int64(n) * int64(dt.Size())
-	checkHostMemory(op, dt, n, bytes)
+	checkHostMemory(op, dt, n, bytes, nil)
 	if bytes == 0 {
 		return &hostBuffer{}
 	}
