@@ -37,7 +37,7 @@
 // than the front end reads waits for room, so all of it arrives with
 // bounded memory (200 MiB printed by one cell reach jupyter_client in
 // 3.6 s here; ipykernel: 5.4 s; TestJupyterOutputVolume). Only a front end
-// that reads nothing for 5 s while its queue is full loses output, and the
+// that reads nothing for 10 s while its queue is full loses output, and the
 // next message it gets is a stderr stream saying how many messages and
 // bytes it missed.
 //

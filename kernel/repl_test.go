@@ -346,7 +346,7 @@ func TestPreludeNoticeInFirstCell(t *testing.T) {
 
 // TestReplGoroutines: a goroutine's panic fails the cell that runs, with
 // the go statement's position; interrupt_request while the kernel is idle
-// stops the goroutines cells left running, within a second.
+// stops the goroutines cells left running (at their next step).
 func TestReplGoroutines(t *testing.T) {
 	_, c := startRepl(t)
 	reply, _ := c.execute("ch := make(chan int)\ngo func() {\n\tpanic(\"in goroutine\")\n}()\n<-ch", nil)
@@ -364,8 +364,8 @@ func TestReplGoroutines(t *testing.T) {
 		if len(pub) > 1 && content(t, pub[1])["data"].(map[string]any)["text/plain"] == "0" {
 			break
 		}
-		if time.Since(start) > time.Second {
-			t.Fatalf("the goroutine still runs a second after interrupt_request")
+		if time.Since(start) > testTimeout { // a bound for a busy machine, not a speed goal
+			t.Fatalf("the goroutine still runs %v after interrupt_request", testTimeout)
 		}
 	}
 }

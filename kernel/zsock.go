@@ -631,7 +631,7 @@ const pubHWM = 1000
 // pubStall is how long a subscriber with a full queue may take no
 // message before output messages for it are dropped (and counted) instead
 // of waited for.
-var pubStall = 5 * time.Second // a variable for tests
+var pubStall = 10 * time.Second // a variable for tests
 
 // droppable reports whether an IOPub message (by its topic,
 // "kernel.<session>.<msg_type>") may be dropped at the high water mark.
