@@ -90,10 +90,17 @@ func countFree(device string, n int64) {
 
 func newStorage(dt DType, n int) *storage { return newStorageOn("New", cpu, dt, n, true) }
 
+// hostCharged is the bytes of live host tensors charged to the host
+// memory budget: those the CPU backend allocated (Alloc). MemoryAllocated
+// ("cpu") counts more: tensors wrapping memory their caller made
+// (FromFloat32 of a slice, graphstore's mapped files, which may exceed
+// the machine's memory) and buffers counted with CountBytes.
+var hostCharged atomic.Int64
+
 // checkHostMemory refuses a host allocation of n elements of dt (bytes in
 // all; shape, when the caller knows it, names the tensor) that would take
-// the CPU's accounting (MemoryAllocated("cpu")) beyond the host memory
-// budget (MemoryLimit), or that is larger than the machine's memory: Go
+// the host tensors the CPU backend allocated (hostCharged) beyond the host
+// memory budget (MemoryLimit), or that is larger than the machine's memory: Go
 // cannot recover from a failed allocation (the process dies, or the
 // kernel's OOM killer ends it), so such a request is refused here, with a
 // recoverable ErrOutOfMemory panic. Before refusing it collects garbage,
@@ -110,11 +117,11 @@ func checkHostMemory(op string, dt DType, n int, bytes int64, shape []int) {
 			FormatBytes(bytes), what(), FormatBytes(limit))
 	}
 	limit := MemoryLimit()
-	if limit <= 0 || bytes == 0 || cpuStats.allocated.Load()+bytes <= limit {
+	if limit <= 0 || bytes == 0 || hostCharged.Load()+bytes <= limit {
 		return
 	}
 	collectHost()
-	if used := cpuStats.allocated.Load(); used+bytes > limit {
+	if used := hostCharged.Load(); used+bytes > limit {
 		panicf(ErrOutOfMemory, op, "CPU out of memory: tried to allocate %s (%s); the host memory budget is %s and %s is in use by tensors, %s free "+
 			"(free tensors by dropping their variables; tensor.SetMemoryLimit changes the budget)",
 			FormatBytes(bytes), what(), FormatBytes(limit), FormatBytes(used), FormatBytes(max(limit-used, 0)))
@@ -148,14 +155,19 @@ var (
 )
 
 // SetMemoryLimit sets the host memory budget of tensors to bytes and
-// returns the previous setting. An allocation of a CPU tensor (or of any
-// host buffer counted as one) that would take MemoryAllocated("cpu")
-// beyond the budget first collects garbage, then, if it still does not
+// returns the previous setting. An allocation of a CPU tensor (New, Empty,
+// an op's result) that would take the bytes of the live CPU tensors so
+// allocated beyond the budget first collects garbage, then, if it still does not
 // fit, panics with ErrOutOfMemory naming the request (bytes, dtype and
 // shape), the budget and the bytes in use, the way PyTorch reports "CUDA
 // out of memory. Tried to allocate ...": the session recovers the panic
 // and keeps its variables, instead of the process growing until the
 // operating system kills it.
+//
+// Tensors wrapping memory their caller made (FromFloat32 of a Go slice, a
+// graphstore's memory-mapped sections, which may exceed the machine's
+// memory) are not charged to the budget, nor buffers counted with
+// CountBytes, though MemoryAllocated("cpu") counts them.
 //
 // bytes > 0 is the budget; 0 restores the default, DefaultMemoryLimit;
 // bytes < 0 removes the budget (only a tensor larger than the machine's
@@ -267,9 +279,14 @@ func track(st *storage) {
 	st.id = storageIDs.Add(1)
 	countAlloc(st.device, st.bytes)
 	memwatch.Alloc(st.device, st.id, st.bytes)
-	switch st.buf.(type) {
-	case *hostBuffer, metaBuffer:
-		runtime.AddCleanup(st, releaseHost, hostRelease{st.device, st.bytes, st.id})
+	switch b := st.buf.(type) {
+	case *hostBuffer:
+		if b.charged {
+			hostCharged.Add(st.bytes)
+		}
+		runtime.AddCleanup(st, releaseHost, hostRelease{st.device, st.bytes, st.id, b.charged})
+	case metaBuffer:
+		runtime.AddCleanup(st, releaseHost, hostRelease{st.device, st.bytes, st.id, false})
 	default:
 		runtime.SetFinalizer(st, releaseStorage)
 	}
@@ -278,12 +295,16 @@ func track(st *storage) {
 // hostRelease is what a host storage's cleanup needs (it must not point
 // at the storage itself).
 type hostRelease struct {
-	device string
-	bytes  int64
-	id     uint64
+	device  string
+	bytes   int64
+	id      uint64
+	charged bool // to the host memory budget (hostCharged)
 }
 
 func releaseHost(r hostRelease) {
+	if r.charged {
+		hostCharged.Add(-r.bytes)
+	}
 	countFree(r.device, r.bytes)
 	memwatch.Free(r.device, r.id, r.bytes)
 }
