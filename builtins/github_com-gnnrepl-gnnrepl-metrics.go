@@ -10,6 +10,7 @@ import (
 func init() {
 	Symbols["github.com/gnnrepl/gnnrepl/metrics/metrics"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Accuracy":            reflect.ValueOf(metrics.Accuracy),
 		"AveragePrecision":    reflect.ValueOf(metrics.AveragePrecision),
 		"ErrArgument":         reflect.ValueOf(&metrics.ErrArgument).Elem(),
 		"ErrShape":            reflect.ValueOf(&metrics.ErrShape).Elem(),

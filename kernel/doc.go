@@ -18,7 +18,9 @@
 // line, as soon as it announces a frame that would take its message
 // beyond Options.MaxMessageSize (1 GiB by default; the frames' sizes plus
 // 64 bytes per frame; gnnrepl kernel --max-message-size), before the frame
-// is allocated or read; the ZMTP handshake is limited to 64 KiB.
+// is allocated or read; the ZMTP handshake is limited to 64 KiB. A frame
+// under the limit costs the bytes that have arrived, not its announced
+// size: its buffer starts at 64 KiB and doubles as the bytes come.
 //
 // Start-up: Run answers kernel_info_request while the session (the
 // interpreter and its prelude) is still being made, and package
@@ -29,6 +31,15 @@
 // start_new_kernel returns in about 0.24 s here (ipykernel: 0.7 s), most of
 // it jupyter_client's own 0.2 s wait for IOPub to fall silent
 // (TestJupyterStartup).
+//
+// Output is never lost without notice. IOPub queues at most 1000 output
+// messages (32 KiB of text each) per front end; a cell that prints faster
+// than the front end reads waits for room, so all of it arrives with
+// bounded memory (200 MiB printed by one cell reach jupyter_client in
+// 3.6 s here; ipykernel: 5.4 s; TestJupyterOutputVolume). Only a front end
+// that reads nothing for 10 s while its queue is full loses output, and the
+// next message it gets is a stderr stream saying how many messages and
+// bytes it missed.
 //
 // Control requests (interrupt_request, shutdown_request, kernel_info_request)
 // are served on their own goroutine, so an interrupt reaches a cell that is

@@ -193,6 +193,7 @@ func New(info ConnectionInfo, sess Session, opts Options) (*Kernel, error) {
 	if err != nil {
 		return fail("iopub", k.info.IOPubPort, err)
 	}
+	pub.notice = k.dropNotice
 	k.iopub = pub
 	if a, ok := pub.Addr().(*net.TCPAddr); ok && k.info.IOPubPort == 0 {
 		k.info.IOPubPort = a.Port
@@ -751,6 +752,28 @@ func (k *Kernel) welcome(topic string) [][]byte {
 		return nil
 	}
 	return frames
+}
+
+// dropNotice is the stderr stream that tells a subscriber which stalled
+// (pubSocket) how much output it did not receive.
+func (k *Kernel) dropNotice(parent []byte, msgs int, bytes int64) [][]byte {
+	text := fmt.Sprintf("\n[gnnrepl kernel: %d output messages (%d bytes of output) were not delivered here: this front end read nothing for %v while they were sent]\n",
+		msgs, bytes, pubStall)
+	frames, err := k.sig.encode([][]byte{[]byte("kernel." + k.session + ".stream")}, k.header("stream"), parent, nil,
+		map[string]any{"name": "stderr", "text": text})
+	if err != nil {
+		return nil
+	}
+	return frames
+}
+
+// waitOutputRoom waits until IOPub can queue an output message for every
+// subscriber that reads (pubSocket.WaitRoom): output waits for a slow
+// front end instead of being dropped.
+func (k *Kernel) waitOutputRoom() {
+	if k.iopub != nil {
+		k.iopub.WaitRoom()
+	}
 }
 
 // logf writes one line to the kernel's log.

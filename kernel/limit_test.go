@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -296,4 +297,51 @@ func TestUnsignedDroppedWhileBusy(t *testing.T) {
 		t.Errorf("interrupted cell: %v", r)
 	}
 	c.reply(c.shellCh, ki)
+}
+
+// TestAnnouncedFrameCostsArrivedBytes: peers that announce frames just
+// under Options.MaxMessageSize and then send only a few bytes cost the
+// kernel those bytes, not the announced sizes. zmq4's Conn.RecvMsg
+// allocated each announced body at once (32 such connections under the
+// default 1 GiB limit held 7.8 GB); peer.recv grows a frame's buffer as its
+// bytes arrive.
+func TestAnnouncedFrameCostsArrivedBytes(t *testing.T) {
+	const (
+		limit = 64 << 20
+		conns = 16
+	)
+	k, c, _ := startKernelOpts(t, newFake(), testKey, Options{MaxMessageSize: limit})
+	socks := kernelSockets(k.ConnectionInfo())
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	base := largeFramesReading.Load()
+	var peers []net.Conn
+	for i := range conns {
+		s := socks[i%len(socks)]
+		p := rawPeer(t, s.addr, s.typ, true)
+		peers = append(peers, p)
+		p.Write(append(zmtpLongHeader(0, limit-1024), bytes.Repeat([]byte{'x'}, 1000)...))
+	}
+	deadline := time.Now().Add(testTimeout)
+	for largeFramesReading.Load()-base < conns {
+		if time.Now().After(deadline) {
+			t.Fatalf("the kernel read %d of %d frame headers", largeFramesReading.Load()-base, conns)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("%d connections announcing %d MiB each: heap grew by %d KiB (%d announced)",
+		conns, limit>>20, grew>>10, int64(conns)*(limit-1024)>>10)
+	// Each waiting frame holds one recvChunk buffer (64 KiB); the rest is
+	// the connections' buffers and goroutines.
+	if max := int64(conns) * (recvChunk + 256<<10); grew > max {
+		t.Errorf("heap grew by %d bytes for %d announced frames, want at most %d", grew, conns, max)
+	}
+	for _, p := range peers {
+		p.Close()
+	}
+	alive(t, c, "after announced frames")
 }

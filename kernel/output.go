@@ -17,6 +17,10 @@ const maxStreamChunk = 32 << 10
 // as an ordered list of segments (stdout and stderr interleaved as written)
 // and flushed every flushEvery while the cell runs, when maxStreamChunk
 // bytes are pending, before any display message, and when the cell ends.
+// A flush waits for room in IOPub's queues (Kernel.waitOutputRoom), and
+// the writer with it, so a cell that prints faster than the front end
+// reads is slowed down, with bounded memory, and all of its output
+// arrives.
 type cellIO struct {
 	k          *Kernel
 	parent     *Message
@@ -146,6 +150,7 @@ func (c *cellIO) flushLocked(final bool) {
 				}
 			}
 			data = data[len(chunk):]
+			c.k.waitOutputRoom()
 			c.k.publish(c.parent, "stream", map[string]any{"name": s.name, "text": string(chunk)})
 		}
 	}
@@ -212,6 +217,7 @@ func (c *cellIO) Display(data, metadata map[string]any, displayID string, update
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.flushLocked(true)
+	c.k.waitOutputRoom()
 	if err := c.k.publish(c.parent, msgType, content); err != nil {
 		return fmt.Errorf("kernel: %s: %w", msgType, err)
 	}
@@ -225,6 +231,7 @@ func (c *cellIO) ClearOutput(wait bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.flushLocked(true)
+	c.k.waitOutputRoom()
 	c.k.publish(c.parent, "clear_output", map[string]any{"wait": wait})
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gnnrepl/gnnrepl/repl"
+	"github.com/gnnrepl/gnnrepl/tensor"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -345,7 +346,7 @@ func TestPreludeNoticeInFirstCell(t *testing.T) {
 
 // TestReplGoroutines: a goroutine's panic fails the cell that runs, with
 // the go statement's position; interrupt_request while the kernel is idle
-// stops the goroutines cells left running, within a second.
+// stops the goroutines cells left running (at their next step).
 func TestReplGoroutines(t *testing.T) {
 	_, c := startRepl(t)
 	reply, _ := c.execute("ch := make(chan int)\ngo func() {\n\tpanic(\"in goroutine\")\n}()\n<-ch", nil)
@@ -363,8 +364,8 @@ func TestReplGoroutines(t *testing.T) {
 		if len(pub) > 1 && content(t, pub[1])["data"].(map[string]any)["text/plain"] == "0" {
 			break
 		}
-		if time.Since(start) > time.Second {
-			t.Fatalf("the goroutine still runs a second after interrupt_request")
+		if time.Since(start) > testTimeout { // a bound for a busy machine, not a speed goal
+			t.Fatalf("the goroutine still runs %v after interrupt_request", testTimeout)
 		}
 	}
 }
@@ -415,5 +416,32 @@ func TestReplInterruptCountsOnce(t *testing.T) {
 	c.reply(c.controlCh, c.send(c.control, "interrupt_request", map[string]any{}))
 	if got := interrupts() - after; got != 1 {
 		t.Errorf("one interrupt of the idle kernel counted %d", got)
+	}
+}
+
+// TestReplMemoryLimit: a cell that allocates beyond the host memory budget
+// (set small by the cell before it) gets the out-of-memory error naming
+// the request and the budget, and the session keeps working with its
+// variables.
+func TestReplMemoryLimit(t *testing.T) {
+	_, c := startRepl(t)
+	t.Cleanup(func() { tensor.SetMemoryLimit(0) })
+	if r, _ := c.execute(`kept := tensor.Ones(4)
+_ = tensor.SetMemoryLimit(tensor.MemoryAllocated("cpu") + 16<<20)`, nil); r["status"] != "ok" {
+		t.Fatalf("setting the budget: %v", r)
+	}
+	reply, _ := c.execute("big := tensor.Zeros(8192, 4096)\nbig.Sum()", nil)
+	ev, _ := reply["evalue"].(string)
+	if reply["status"] != "error" || !strings.Contains(ev, "CPU out of memory: tried to allocate 128.0 MiB (float32 [8192 4096])") ||
+		!strings.Contains(ev, "budget") {
+		t.Fatalf("allocation beyond the budget: %v", reply)
+	}
+	t.Logf("%s: %s", reply["ename"], ev)
+	reply, pub := c.execute("kept.Sum().Item()", nil)
+	if reply["status"] != "ok" || content(t, pub[len(pub)-1])["data"].(map[string]any)["text/plain"] != "4" {
+		t.Fatalf("after the refused allocation: %v", reply)
+	}
+	if r, _ := c.execute("_ = tensor.SetMemoryLimit(0)\ntensor.Zeros(8192, 4096).Sum().Item()", nil); r["status"] != "ok" {
+		t.Fatalf("with the default budget: %v", r)
 	}
 }

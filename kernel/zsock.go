@@ -2,14 +2,19 @@ package kernel
 
 import (
 	"bufio"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gnnrepl/gnnrepl/kernel/internal/prebind"
+	"io"
 	"net"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/gnnrepl/gnnrepl/kernel/internal/prebind"
 
 	"github.com/go-zeromq/zmq4"
 	"github.com/go-zeromq/zmq4/security/null"
@@ -17,8 +22,11 @@ import (
 
 // This file holds the kernel's ZeroMQ sockets: ROUTER (shell, control,
 // stdin, heartbeat) and PUB (IOPub), built on zmq4's ZMTP connection
-// (zmq4.Open, Conn.SendMsg, Conn.RecvMsg) over connections that buffer
+// (zmq4.Open, Conn.SendMsg) over connections that buffer
 // reads and send each message with one write.
+//
+// Messages are read by peer.recv, not zmq4's Conn.RecvMsg, so that a
+// frame's memory follows its arrived bytes rather than its announced size.
 //
 // zmq4's own sockets (v0.17.0) are not used because: they issue two
 // unbuffered system calls per frame in each direction (a 7-frame Jupyter
@@ -123,8 +131,9 @@ const (
 
 // ZMTP frame flags.
 const (
-	zmtpMore = 0x01
-	zmtpLong = 0x02
+	zmtpMore    = 0x01
+	zmtpLong    = 0x02
+	zmtpCommand = 0x04
 )
 
 // scan advances over p, the next bytes of the stream, and returns the
@@ -200,6 +209,119 @@ type peer struct {
 	bc   *bufConn
 
 	sendMu sync.Mutex
+}
+
+// recvChunk is the most of a frame's body read ahead of its arrival: a
+// frame's buffer starts at this size (or the frame's, if smaller) and
+// doubles as bytes come, never beyond the announced size.
+const recvChunk = 64 << 10
+
+// largeFramesReading counts the frames larger than recvChunk whose bodies
+// peer.recv is reading now, for tests that wait until the kernel has read
+// sizes it has not received the bodies of.
+var largeFramesReading atomic.Int64
+
+// recv reads the next ZMTP message after the handshake and reports
+// whether it is a command; it answers a PING with a PONG. It replaces
+// zmq4's Conn.RecvMsg, which allocates a frame's whole body as soon as it
+// has read the frame's size (Conn.read, v0.17.0): a peer that announces a
+// frame just under Options.MaxMessageSize and sends nothing more would
+// make the kernel reserve that much per connection, before any message
+// is authenticated. Here a frame costs the bytes that have arrived (at
+// most twice them while its buffer grows), and the frameGuard beneath
+// bounds the size and the message.
+func (p *peer) recv() (frames [][]byte, cmd bool, err error) {
+	r := p.bc
+	var hdr [9]byte
+	for more := true; more; {
+		if _, err := io.ReadFull(r, hdr[:2]); err != nil {
+			return nil, false, err
+		}
+		fl := hdr[0]
+		more = fl&zmtpMore != 0
+		cmd = cmd || fl&zmtpCommand != 0
+		size := uint64(hdr[1])
+		if fl&zmtpLong != 0 {
+			if _, err := io.ReadFull(r, hdr[2:9]); err != nil {
+				return nil, false, err
+			}
+			size = binary.BigEndian.Uint64(hdr[1:9])
+		}
+		large := size > recvChunk
+		if large {
+			largeFramesReading.Add(1)
+		}
+		body, err := readGrowing(r, size)
+		if large {
+			largeFramesReading.Add(-1)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		frames = append(frames, body)
+	}
+	if cmd {
+		if len(frames) != 1 {
+			return nil, true, fmt.Errorf("zmtp: a command of %d frames", len(frames))
+		}
+		name, body, err := parseCommand(frames[0])
+		if err != nil {
+			return nil, true, err
+		}
+		if name == zmq4.CmdPing {
+			p.sendMu.Lock()
+			err = p.conn.SendCmd(zmq4.CmdPong, nil)
+			if err == nil {
+				err = p.bc.Flush()
+			}
+			p.sendMu.Unlock()
+			if err != nil {
+				return nil, true, err
+			}
+		}
+		return [][]byte{body}, true, nil
+	}
+	return frames, false, nil
+}
+
+// readGrowing reads a body of size bytes from r into a buffer that grows
+// (doubling, capped at size) as the bytes arrive.
+func readGrowing(r io.Reader, size uint64) ([]byte, error) {
+	if size == 0 {
+		return []byte{}, nil
+	}
+	if size > 1<<62 {
+		return nil, fmt.Errorf("%w: a frame of %d bytes", ErrMessageTooLarge, size)
+	}
+	n := int(size)
+	buf := make([]byte, 0, min(n, recvChunk))
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(n, 2*cap(buf)))
+			copy(grown, buf)
+			buf = grown
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err != nil {
+			if len(buf) < n {
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return nil, err
+			}
+		}
+	}
+	return buf, nil
+}
+
+// parseCommand splits a ZMTP command frame (RFC 23: a name of 1 to 255
+// bytes after its length byte, then the data).
+func parseCommand(f []byte) (name string, data []byte, err error) {
+	if len(f) < 1 || int(f[0]) == 0 || len(f) < 1+int(f[0]) {
+		return "", nil, errors.New("zmtp: malformed command")
+	}
+	return string(f[1 : 1+f[0]]), f[1+f[0]:], nil
 }
 
 // send writes one message and flushes it.
@@ -400,15 +522,15 @@ func (r *routerSocket) serve(p *peer) {
 		r.mu.Unlock()
 	}()
 	for {
-		msg, err := p.conn.RecvMsg()
+		msg, cmd, err := p.recv()
 		if err != nil {
 			r.l.refused(p, err)
 			return
 		}
-		if msg.Type == zmq4.CmdMsg {
-			continue // ZMTP command (PING), answered by zmq4
+		if cmd {
+			continue // ZMTP command (PING, answered by recv)
 		}
-		frames := append([][]byte{[]byte(p.id)}, msg.Frames...)
+		frames := append([][]byte{[]byte(p.id)}, msg...)
 		select {
 		case r.in <- frames:
 		case <-r.done:
@@ -458,16 +580,25 @@ func (r *routerSocket) Close() error {
 }
 
 // pubSocket is a ZeroMQ PUB socket with a queue and a writer goroutine per
-// subscriber and prefix-matched subscriptions. A subscriber whose queue
-// holds pubHWM messages loses further output messages (ZeroMQ's high water
-// mark), so a stalled front end cannot exhaust memory or delay the others;
-// status, execute_input, execute_result, error and comm messages are
-// always queued, so a front end never misses the idle that ends a request.
+// subscriber and prefix-matched subscriptions. A queue holds at most
+// pubHWM output messages (ZeroMQ's high water mark), so memory is bounded.
+// The cell's output waits for room (WaitRoom) rather than being dropped,
+// so a front end that reads slowly slows the cell down and receives all of
+// its output. Only a subscriber that stalls (takes no message off a full
+// queue for pubStall) loses output messages, and then it is told: the next
+// message queued for it is preceded by a stderr stream saying how many
+// messages and bytes it missed (the notice function). Status,
+// execute_input, execute_result, error and comm messages are always
+// queued, so a front end never misses the idle that ends a request.
 type pubSocket struct {
 	l *listener
 	// welcome, when set, builds a message sent to a subscriber right after
 	// its first subscription (JEP 65's iopub_welcome).
 	welcome func(topic string) [][]byte
+	// notice, when set, builds the stream message that tells a subscriber
+	// it lost msgs output messages holding bytes bytes of output, under
+	// the request whose header is parent.
+	notice func(parent []byte, msgs int, bytes int64) [][]byte
 
 	mu   sync.Mutex
 	subs map[*subscriber]struct{}
@@ -482,10 +613,25 @@ type subscriber struct {
 	queue   [][][]byte
 	writing bool
 	closed  bool
-	dropped int
+	// lastSent is when the writer last finished a message (or when the
+	// subscriber connected): a full queue with lastSent older than
+	// pubStall is a stalled subscriber.
+	lastSent time.Time
+	// The output messages dropped since the last notice: how many, their
+	// output bytes, and the parent header of the last.
+	dropped      int
+	droppedBytes int64
+	dropParent   []byte
 }
 
+// pubHWM is the most output messages a subscriber's queue holds (each
+// stream message carries at most maxStreamChunk bytes of text).
 const pubHWM = 1000
+
+// pubStall is how long a subscriber with a full queue may take no
+// message before output messages for it are dropped (and counted) instead
+// of waited for.
+var pubStall = 10 * time.Second // a variable for tests
 
 // droppable reports whether an IOPub message (by its topic,
 // "kernel.<session>.<msg_type>") may be dropped at the high water mark.
@@ -509,7 +655,7 @@ func listenPub(network, addr string, limit int64, logf func(string, ...any), wel
 }
 
 func (ps *pubSocket) serve(p *peer) {
-	s := &subscriber{p: p, topics: map[string]struct{}{}}
+	s := &subscriber{p: p, topics: map[string]struct{}{}, lastSent: time.Now()}
 	s.cond = sync.NewCond(&s.mu)
 	ps.mu.Lock()
 	ps.subs[s] = struct{}{}
@@ -528,15 +674,15 @@ func (ps *pubSocket) serve(p *peer) {
 	defer func() { <-done }()
 	defer s.close()
 	for {
-		msg, err := p.conn.RecvMsg()
+		msg, cmd, err := p.recv()
 		if err != nil {
 			ps.l.refused(p, err)
 			return
 		}
-		if len(msg.Frames) != 1 || len(msg.Frames[0]) == 0 {
+		if cmd || len(msg) != 1 || len(msg[0]) == 0 {
 			continue
 		}
-		f := msg.Frames[0]
+		f := msg[0]
 		s.mu.Lock()
 		first := len(s.topics) == 0
 		switch f[0] {
@@ -585,6 +731,7 @@ func (s *subscriber) write() {
 		err := s.p.send(frames)
 		s.mu.Lock()
 		s.writing = false
+		s.lastSent = time.Now()
 		s.mu.Unlock()
 		s.cond.Broadcast()
 		if err != nil {
@@ -593,25 +740,73 @@ func (s *subscriber) write() {
 	}
 }
 
+// WaitRoom blocks until the queue of every subscriber holds fewer than
+// pubHWM messages, or the subscriber is closed or stalled. The kernel
+// calls it before it publishes output (outside any lock Send needs), so
+// output waits for a slow front end instead of being dropped.
+func (ps *pubSocket) WaitRoom() {
+	for _, s := range ps.subscribers() {
+		s.mu.Lock()
+		for len(s.queue) >= pubHWM && !s.closed {
+			left := pubStall - time.Since(s.lastSent)
+			if left <= 0 {
+				break // stalled: Send drops and counts
+			}
+			t := time.AfterFunc(left, s.cond.Broadcast)
+			s.cond.Wait()
+			t.Stop()
+		}
+		s.mu.Unlock()
+	}
+}
+
 // Send queues frames (frames[0] is the topic) for every subscriber with a
-// subscription that prefixes the topic. It never blocks on a subscriber.
+// subscription that prefixes the topic. It never blocks on a subscriber:
+// an output message for a subscriber whose queue is full (a stalled one,
+// when the publisher called WaitRoom) is dropped and counted, and the next
+// message queued for it is preceded by the notice of what it missed.
 func (ps *pubSocket) Send(frames [][]byte) {
 	topic := string(frames[0])
 	for _, s := range ps.subscribers() {
 		s.mu.Lock()
 		if !s.closed && s.subscribed(topic) {
 			if len(s.queue) >= pubHWM && droppable(topic) {
+				if s.dropped == 0 {
+					ps.l.logf("iopub: a subscriber took no message for %v; dropping output beyond %d queued messages (it is told how much)", pubStall, pubHWM)
+				}
 				s.dropped++
-				if s.dropped == 1 {
-					ps.l.logf("iopub: a subscriber is not reading; dropping messages beyond %d queued", pubHWM)
+				s.droppedBytes += outputBytes(topic, frames)
+				if len(frames) > 5 {
+					s.dropParent = frames[4]
 				}
 			} else {
+				if s.dropped > 0 && ps.notice != nil {
+					if n := ps.notice(s.dropParent, s.dropped, s.droppedBytes); n != nil {
+						s.queue = append(s.queue, n)
+					}
+					s.dropped, s.droppedBytes, s.dropParent = 0, 0, nil
+				}
 				s.queue = append(s.queue, frames)
 			}
 		}
 		s.mu.Unlock()
 		s.cond.Broadcast()
 	}
+}
+
+// outputBytes is the size of the output an IOPub message carries: a
+// stream's text, or the whole content of a display message.
+func outputBytes(topic string, frames [][]byte) int64 {
+	if len(frames) < 7 {
+		return 0
+	}
+	if strings.HasSuffix(topic, ".stream") {
+		var c struct{ Text string }
+		if json.Unmarshal(frames[6], &c) == nil {
+			return int64(len(c.Text))
+		}
+	}
+	return int64(len(frames[6]))
 }
 
 func (ps *pubSocket) subscribers() []*subscriber {

@@ -30,3 +30,25 @@ func ExampleRankingEvaluator() {
 	fmt.Println(r)
 	// Output: users=2 recall@2=0.7500 ndcg@2=0.6220
 }
+
+// The accuracy of node classification from a model's logits (N, C) or
+// from predicted class ids (N).
+func ExampleAccuracy() {
+	logits := tensor.FromFloat32([]float32{
+		2.0, 0.1, -1.0, // class 0
+		0.3, 0.2, 1.5, // class 2
+		0.1, 0.9, 0.0, // class 1
+		1.2, 0.4, 0.3, // class 0
+	}, 4, 3)
+	labels := tensor.FromInt64([]int64{0, 1, 1, 0})
+	acc, err := metrics.Accuracy(logits, labels)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("accuracy %.2f\n", acc)
+	acc, _ = metrics.Accuracy(tensor.FromInt64([]int64{0, 1, 2, 2}), labels)
+	fmt.Printf("accuracy %.2f\n", acc)
+	// Output:
+	// accuracy 0.75
+	// accuracy 0.50
+}

@@ -3,8 +3,9 @@
 // sklearn.metrics.roc_auc_score and average_precision_score), MRR and
 // Hits@K (as the evaluators of OGB's ogbl-* datasets), and Recall@K and
 // NDCG@K over per-user ranked lists (as torchmetrics' retrieval metrics
-// and sklearn.metrics.ndcg_score), and the macro- and micro-averaged F1
-// of node classification (MacroF1, MicroF1, as sklearn's f1_score).
+// and sklearn.metrics.ndcg_score), and the accuracy and the macro- and
+// micro-averaged F1 of node classification (Accuracy, as sklearn's
+// accuracy_score; MacroF1, MicroF1, as sklearn's f1_score).
 //
 // The evaluators are structs in OGB's manner (ogb.linkproppred.Evaluator):
 // LinkEvaluator.Eval takes the scores of positive and negative pairs and
@@ -12,8 +13,8 @@
 // NewOGBLinkEvaluator) returns one ogbl-* dataset's official metric under
 // OGB's keys; RankingEvaluator.Eval takes a score matrix and a relevance
 // matrix and returns Recall@K and NDCG@K. The free
-// functions ROCAUC, AveragePrecision, MRR, HitsAtK, RecallAtK and NDCGAtK
-// compute one metric each.
+// functions ROCAUC, AveragePrecision, MRR, HitsAtK, RecallAtK, NDCGAtK,
+// Accuracy, MacroF1 and MicroF1 compute one metric each.
 //
 // Scores are tensors of any floating dtype on any device (copied to the
 // host in float64); no gradient is recorded. Results are float64 in [0, 1].

@@ -1,10 +1,55 @@
 package repl
 
 import (
+	"errors"
+	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
+
+// blocksEntered counts the calls of testpkg.BlockCounted that have begun:
+// a goroutine inside one is in a compiled call, where an interrupt cannot
+// stop it.
+var blocksEntered atomic.Int64
+
+func init() {
+	testSymbols["example.com/testpkg/testpkg"]["BlockCounted"] = reflect.ValueOf(func() int {
+		blocksEntered.Add(1)
+		return block()
+	})
+}
+
+// interruptInBlock evaluates src, which starts a goroutine that calls
+// testpkg.BlockCounted and then loops, and interrupts it once that
+// goroutine is inside the call. Interrupting after a fixed delay instead
+// raced with the goroutine's start: on a busy machine it had not reached
+// its first step when the interrupt came, so (as designed, GoBegin) it
+// never ran, and live goroutines were 0.
+func interruptInBlock(t *testing.T, s *Session, src string) {
+	t.Helper()
+	n := blocksEntered.Load()
+	_, err := evalCancelled(t, s, src, func() {
+		for blocksEntered.Load() == n {
+			time.Sleep(time.Millisecond)
+		}
+	})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("%s: err = %v, want an interrupt", src, err)
+	}
+}
+
+// waitNoLive waits until no goroutine started by a cell runs.
+func waitNoLive(t *testing.T, s *Session) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); s.live.Load() != 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the goroutine did not end (live %d)", s.live.Load())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
 
 // TestClosuresAfterInterrupt: function literals made before an interrupt
 // still run after it (found by trying the session as a new user: after any
@@ -36,36 +81,26 @@ func TestClosuresAfterInterrupt(t *testing.T) {
 	// closures work again once it has ended.
 	blockRelease = make(chan struct{})
 	eval(t, s, "done := make(chan int, 1)")
-	interrupt("go func() { done <- testpkg.Block() }()\ntestpkg.Mark()\nfor { x++ }")
+	interruptInBlock(t, s, "go func() { done <- testpkg.BlockCounted() }()\nfor { x++ }")
 	if s.live.Load() != 1 {
 		t.Fatalf("live goroutines = %d, want 1 (blocked in Block)", s.live.Load())
 	}
 	close(blockRelease)
-	for i := 0; s.live.Load() != 0; i++ {
-		if i > 500 {
-			t.Fatal("the goroutine did not end")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitNoLive(t, s)
 	check("after the goroutine ended")
 
 	// One that has not stopped when the grace ends: the session says so,
 	// and the literals made from then on keep working after it ends.
 	s.opts.InterruptGrace = 100 * time.Millisecond
 	blockRelease = make(chan struct{})
-	interrupt("go func() { done <- testpkg.Block() }()\ntestpkg.Mark()\nfor { x++ }")
+	interruptInBlock(t, s, "go func() { done <- testpkg.BlockCounted() }()\nfor { x++ }")
 	_, errOut := s.opts.Stdout, s.opts.Stderr.(*syncBuffer)
 	eval(t, s, "later := func() int { return 5 }")
 	if !strings.Contains(errOut.String(), "did not stop at the interrupt") {
 		t.Errorf("no notice of the goroutine that did not stop: %q", errOut.String())
 	}
 	close(blockRelease)
-	for i := 0; s.live.Load() != 0; i++ {
-		if i > 500 {
-			t.Fatal("the goroutine did not end")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitNoLive(t, s)
 	if got := eval(t, s, "later()"); got != "5" {
 		t.Errorf("later() = %s after the goroutine ended, want 5", got)
 	}

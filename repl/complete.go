@@ -2,11 +2,15 @@ package repl
 
 import (
 	"fmt"
+	"go/ast"
 	"go/constant"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -79,7 +83,11 @@ func chainStart(src string, end int) int {
 
 // Complete returns the completions of the word before byte offset cursor in
 // src, and the byte range [start, end) they replace: :commands at the start
-// of a line, file names after :load, package members after "pkg.", fields and
+// of a line, file names after :load, inside a string literal the data keys
+// of the graph or block whose NData, EData, SrcData or DstData (their Has,
+// Set and hetero ...Of forms too) takes it (g.NData("fe: "feat"; the node or
+// edge type in a hetero form's first argument) and nothing elsewhere in a
+// string, package members after "pkg.", fields and
 // methods after "v." for a session variable v, the members of the result's
 // static type after a chain with calls or indexes (ds.Graph.NData("feat").Sh;
 // nothing is called), the fields of the struct in a composite literal's key
@@ -110,6 +118,11 @@ func (s *Session) Complete(src string, cursor int) (candidates []string, start, 
 		if !strings.HasPrefix(trimmed, ":doc ") && !strings.HasPrefix(trimmed, ":time ") {
 			return nil, cursor, cursor
 		}
+	}
+	// Inside a string literal: a data key of a graph or block
+	// (g.NData("fe), else nothing.
+	if q, ok := stringStart(src, cursor); ok {
+		return filterPrefix(s.dataKeys(src, q), src[q+1:cursor]), q + 1, cursor
 	}
 	start = identStart(src, cursor)
 	prefix := src[start:cursor]
@@ -995,4 +1008,269 @@ func (s *Session) docMiss(name string) string {
 			strings.Join(parts[:i+1], "."), typeString(v), f, strings.Join(members, ", "))
 	}
 	return "no documentation for " + name
+}
+
+// stringStart reports whether offset cursor of src is inside a string
+// literal ("..." or `...`; a rune literal counts too) and returns the
+// offset of its opening quote. Comments are skipped.
+func stringStart(src string, cursor int) (int, bool) {
+	for i := 0; i < cursor; i++ {
+		switch c := src[i]; c {
+		case '/':
+			if i+1 < len(src) && src[i+1] == '/' {
+				j := strings.IndexByte(src[i:], '\n')
+				if j < 0 || i+j >= cursor {
+					return 0, false // in a comment
+				}
+				i += j
+			} else if i+1 < len(src) && src[i+1] == '*' {
+				j := strings.Index(src[i+2:], "*/")
+				if j < 0 || i+2+j+2 > cursor {
+					return 0, false
+				}
+				i += 2 + j + 1
+			}
+		case '"', '\'', '`':
+			j := i + 1
+			for ; j < cursor; j++ {
+				if src[j] == '\\' && c != '`' {
+					j++
+					continue
+				}
+				if src[j] == c || (src[j] == '\n' && c != '`') {
+					break
+				}
+			}
+			if j >= cursor {
+				return i, true
+			}
+			i = j
+		}
+	}
+	return 0, false
+}
+
+// dataKeys returns the keys the string literal opening at offset q of src
+// may take when it is an argument of a data accessor of a session value
+// (g.NData(", blocks[0].SrcData(", hg.NDataOf("paper", "), or nil. The
+// receiver is looked up, never called: a variable, its fields, and
+// indexes by constants.
+func (s *Session) dataKeys(src string, q int) []string {
+	i := skipSpaceBack(src, q)
+	arg, first := 0, ""
+	if i > 0 && src[i-1] == ',' {
+		// The second argument: the first must be a string literal.
+		j := skipSpaceBack(src, i-1)
+		if j == 0 || src[j-1] != '"' {
+			return nil
+		}
+		k := j - 2
+		for k >= 0 && !(src[k] == '"' && (k == 0 || src[k-1] != '\\')) {
+			k--
+		}
+		if k < 0 {
+			return nil
+		}
+		v, err := strconv.Unquote(src[k:j])
+		if err != nil {
+			return nil
+		}
+		arg, first, i = 1, v, skipSpaceBack(src, k)
+	}
+	if i == 0 || src[i-1] != '(' {
+		return nil
+	}
+	m := identStart(src, i-1)
+	method := src[m : i-1]
+	if m == 0 || src[m-1] != '.' || method == "" {
+		return nil
+	}
+	recv, ok := s.receiverValue(src[exprStart(src, m-1) : m-1])
+	if !ok {
+		return nil
+	}
+	return dataKeysOf(recv, method, arg, first)
+}
+
+func skipSpaceBack(src string, i int) int {
+	for i > 0 && strings.ContainsRune(" \t\r\n", rune(src[i-1])) {
+		i--
+	}
+	return i
+}
+
+// receiverValue looks up a session variable, its fields and its elements
+// at constant indexes (ds.Graph, blocks[0]) without calling anything.
+func (s *Session) receiverValue(expr string) (reflect.Value, bool) {
+	e, err := parser.ParseExpr(expr)
+	if err != nil {
+		return reflect.Value{}, false
+	}
+	var eval func(ast.Expr) (reflect.Value, bool)
+	eval = func(e ast.Expr) (reflect.Value, bool) {
+		switch e := e.(type) {
+		case *ast.ParenExpr:
+			return eval(e.X)
+		case *ast.Ident:
+			return s.lookupValue([]string{e.Name})
+		case *ast.SelectorExpr:
+			v, ok := eval(e.X)
+			if !ok {
+				return reflect.Value{}, false
+			}
+			v = deref(v)
+			if !v.IsValid() || v.Kind() != reflect.Struct || !token.IsExported(e.Sel.Name) {
+				return reflect.Value{}, false
+			}
+			f := v.FieldByName(e.Sel.Name)
+			return f, f.IsValid()
+		case *ast.IndexExpr:
+			v, ok := eval(e.X)
+			lit, isLit := e.Index.(*ast.BasicLit)
+			if !ok || !isLit {
+				return reflect.Value{}, false
+			}
+			v = deref(v)
+			switch {
+			case !v.IsValid():
+			case (v.Kind() == reflect.Slice || v.Kind() == reflect.Array) && lit.Kind == token.INT:
+				n, err := strconv.Atoi(lit.Value)
+				if err == nil && n >= 0 && n < v.Len() {
+					return v.Index(n), true
+				}
+			case v.Kind() == reflect.Map && v.Type().Key().Kind() == reflect.String && lit.Kind == token.STRING:
+				k, err := strconv.Unquote(lit.Value)
+				if err == nil {
+					if x := v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key())); x.IsValid() {
+						return x, true
+					}
+				}
+			}
+		}
+		return reflect.Value{}, false
+	}
+	return eval(e)
+}
+
+// dataKeysOf lists what argument arg (0 or 1; first is argument 0's value
+// when arg is 1) of recv's data accessor method may be: the names of
+// node or edge data, or, for a hetero form's first argument, the node or
+// edge types. It calls only the receiver's listing methods (NDataNames,
+// NTypes, ...); a Block, which has none, is read by reflection.
+func dataKeysOf(recv reflect.Value, method string, arg int, first string) (keys []string) {
+	defer func() {
+		if recover() != nil { // a listing method that panics (a heterograph's NDataNames)
+			keys = nil
+		}
+	}()
+	for recv.IsValid() && recv.Kind() == reflect.Interface {
+		recv = recv.Elem()
+	}
+	if !recv.IsValid() || (recv.Kind() == reflect.Pointer && recv.IsNil()) {
+		return nil
+	}
+	if recv.Kind() != reflect.Pointer && recv.CanAddr() {
+		recv = recv.Addr()
+	}
+	base := strings.TrimPrefix(strings.TrimPrefix(method, "Has"), "Set")
+	of := strings.HasSuffix(base, "Of")
+	base = strings.TrimSuffix(base, "Of")
+	var kind string // "N" (node data) or "E" (edge data)
+	switch base {
+	case "NData", "SrcData", "DstData":
+		kind = "N"
+	case "EData":
+		kind = "E"
+	default:
+		return nil
+	}
+	mv := recv.MethodByName(method)
+	if !mv.IsValid() {
+		return nil
+	}
+	strArgs := 0
+	for i := 0; i < mv.Type().NumIn(); i++ {
+		if mv.Type().In(i).Kind() == reflect.String {
+			strArgs++
+		}
+	}
+	call := func(name string, args ...string) []string {
+		m := recv.MethodByName(name)
+		if !m.IsValid() || m.Type().NumIn() != len(args) || m.Type().NumOut() != 1 {
+			return nil
+		}
+		in := make([]reflect.Value, len(args))
+		for i, a := range args {
+			in[i] = reflect.ValueOf(a)
+		}
+		out := m.Call(in)[0]
+		if out.Kind() != reflect.Slice || out.Type().Elem().Kind() != reflect.String {
+			return nil
+		}
+		names := make([]string, out.Len())
+		for i := range names {
+			names[i] = out.Index(i).String()
+		}
+		return names
+	}
+	typed := of || strArgs >= 2 // (ntype or etype, name)
+	if typed && arg == 0 {
+		if kind == "N" {
+			return call("NTypes")
+		}
+		return call("ETypes")
+	}
+	if !typed && arg != 0 {
+		return nil
+	}
+	if typed {
+		if names := call(kind+"DataNamesOf", first); names != nil {
+			return names
+		}
+		return hiddenDataKeys(recv, base, first)
+	}
+	if names := call(base + "Names"); names != nil {
+		return names
+	}
+	return hiddenDataKeys(recv, base, "")
+}
+
+// hiddenDataKeys reads the keys of a block's data (graph.Block and
+// graph.HeteroBlock list none) from its unexported srcdata, dstdata and
+// edata fields: a map of names, or one per node type (ntypes) for a
+// HeteroBlock's node data.
+func hiddenDataKeys(recv reflect.Value, base, ntype string) []string {
+	v := deref(recv)
+	if !v.IsValid() || v.Kind() != reflect.Struct {
+		return nil
+	}
+	f := v.FieldByName(strings.ToLower(strings.TrimSuffix(base, "Data")) + "data")
+	if !f.IsValid() {
+		return nil
+	}
+	if f.Kind() == reflect.Slice {
+		types := v.FieldByName("ntypes")
+		if !types.IsValid() || types.Kind() != reflect.Slice || types.Len() != f.Len() {
+			return nil
+		}
+		found := false
+		for i := 0; i < types.Len(); i++ {
+			if types.Index(i).String() == ntype {
+				f, found = f.Index(i), true
+				break
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	if f.Kind() != reflect.Map || f.Type().Key().Kind() != reflect.String {
+		return nil
+	}
+	var keys []string
+	for _, k := range f.MapKeys() {
+		keys = append(keys, k.String())
+	}
+	sort.Strings(keys)
+	return keys
 }

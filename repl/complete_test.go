@@ -1,7 +1,9 @@
 package repl
 
 import (
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,5 +102,61 @@ func TestLineEndWriter(t *testing.T) {
 	w.EndLine()
 	if b.String() != "a\npartial\n" || !w.AtLineStart() {
 		t.Errorf("got %q", b.String())
+	}
+}
+
+// TestCompleteDataKeys: inside the string argument of a data accessor the
+// keys of that graph's or block's data are offered (g.NData("fe -> feat),
+// replacing the string's text so far; the node type in a hetero form's
+// first argument; elsewhere in a string, nothing (not package names).
+func TestCompleteDataKeys(t *testing.T) {
+	s := newPreludeSession(t)
+	eval(t, s, `b, _ := graph.NewBlock([]int64{0, 1, 2}, 1, []int64{0, 2}, []int64{1, 2}, nil)
+_ = b.SetSrcData("hidden", tensor.Zeros(3, 2))
+_ = b.SetDstData("label", tensor.Zeros(1))
+blocks := []*graph.Block{b}
+hg, _ := graph.NewHetero(map[string]int{"paper": 2, "author": 1}, map[graph.CanonicalEType]graph.EdgeList{{"author", "writes", "paper"}: {Src: []int64{0}, Dst: []int64{1}}})
+_ = hg.SetNDataOf("paper", "year", tensor.Zeros(2))
+type holder struct{ G *graph.Graph }
+h := holder{g}`)
+	names := eval(t, s, `fmt.Sprint(g.NDataNames())`)
+	for _, c := range []struct {
+		src  string
+		want []string
+	}{
+		{`g.NData("fe`, []string{"feat"}},
+		{`x := g.NData( "fe`, []string{"feat"}},
+		{`g.HasNData("la`, []string{"label"}},
+		{`ds.Graph.NData("fe`, []string{"feat"}},
+		{`h.G.NData("fe`, []string{"feat"}},
+		{`b.SrcData("hi`, []string{"hidden"}},
+		{`b.DstData("`, []string{"label"}},
+		{`blocks[0].SrcData("`, []string{"hidden"}},
+		{`hg.NDataOf("pa`, []string{"paper"}},
+		{`hg.NDataOf("paper", "`, []string{"year"}},
+		{`hg.NDataOf("author", "`, nil},
+		{`x := "tens`, nil},                // not package names
+		{`fmt.Println("g.NData(\"fe`, nil}, // a string inside a string
+		{`g.NData("feat") + "te`, nil},
+		{"`raw tens", nil},
+		{`undefinedVar.NData("fe`, nil},
+	} {
+		got, start, end := s.Complete(c.src, len(c.src))
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Complete(%q) = %v, want %v", c.src, got, c.want)
+		}
+		if q := strings.LastIndexAny(c.src, "\"`"); got != nil && (start != q+1 || end != len(c.src)) {
+			t.Errorf("Complete(%q) replaces [%d, %d), want [%d, %d)", c.src, start, end, q+1, len(c.src))
+		}
+	}
+	if got, _, _ := s.Complete(`g.NData("`, 9); strconv.Quote(fmt.Sprint(got)) != names {
+		t.Errorf(`Complete(g.NData(") = %v, want %s`, got, names)
+	}
+	// Outside strings, completion is as before, after a closed string too.
+	if got, _, _ := s.Complete(`g.NData("feat").Sh`, 18); !reflect.DeepEqual(got, []string{"Shape"}) {
+		t.Errorf("after a closed string: %v", got)
+	}
+	if got, _, _ := s.Complete("// a \"comment\n\"x\" + tens", 24); !reflect.DeepEqual(got, []string{"tensor"}) {
+		t.Errorf("after a comment with a quote: %v", got)
 	}
 }

@@ -287,6 +287,9 @@ func emptyOn(op string, be Backend, dt DType, zero bool, shape ...int) *Tensor {
 		panicf(ErrDType, op, "unknown dtype %d (want tensor.Float32, Float16, BFloat16, Int8, Int64 or Bool)", int(dt))
 	}
 	n := numel(shape)
+	if be == Backend(cpu) {
+		checkHostMemory(op, dt, n, int64(n)*int64(dt.Size()), shape)
+	}
 	return &Tensor{shape: append([]int(nil), shape...), dtype: dt, st: newStorageOn(op, be, dt, n, zero), n: n}
 }
 

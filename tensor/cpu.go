@@ -14,6 +14,10 @@ import (
 type hostBuffer struct {
 	p     unsafe.Pointer // first element; keeps the allocation alive
 	bytes int64
+	// charged: allocated by Alloc, so charged to the host memory budget
+	// (a tensor wrapping memory its caller made, FromFloat32 of a slice
+	// or a mapped file, is not).
+	charged bool
 }
 
 func (b *hostBuffer) Bytes() int64 { return b.bytes }
@@ -37,7 +41,7 @@ func (*cpuBackend) Device() string { return "cpu" }
 // from the runtime's allocator (Empty).
 func (*cpuBackend) Alloc(op string, dt DType, n int, zero bool) Buffer {
 	bytes := int64(n) * int64(dt.Size())
-	checkHostMemory(op, dt, n, bytes)
+	checkHostMemory(op, dt, n, bytes, nil)
 	if bytes == 0 {
 		return &hostBuffer{}
 	}
@@ -55,7 +59,7 @@ func (*cpuBackend) Alloc(op string, dt DType, n int, zero bool) Buffer {
 	default:
 		p = unsafe.Pointer(unsafe.SliceData(make([]byte, n)))
 	}
-	return &hostBuffer{p: p, bytes: bytes}
+	return &hostBuffer{p: p, bytes: bytes, charged: true}
 }
 
 // Release does nothing: the garbage collector owns host memory.

@@ -29,7 +29,8 @@ var (
 	ErrNotImplemented = engerr.ErrNotImplemented
 	// ErrOutOfMemory classifies a device allocation that failed even after
 	// the garbage collector returned unreachable tensors and the cache was
-	// emptied (torch.cuda.OutOfMemoryError).
+	// emptied (torch.cuda.OutOfMemoryError), and a host allocation beyond
+	// the host memory budget (SetMemoryLimit).
 	ErrOutOfMemory = engerr.ErrOutOfMemory
 )
 

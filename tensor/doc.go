@@ -30,7 +30,13 @@
 // 0); every other op allocates its result, and every allocation is counted
 // per device (MemoryAllocated, MaxMemoryAllocated, ResetPeakMemoryStats),
 // as torch.cuda.memory_allocated does, at its dtype's size (2 bytes per
-// float16 or bfloat16 element, 1 per int8).
+// float16 or bfloat16 element, 1 per int8). Host tensors have a memory
+// budget (MemoryLimit; by default 90% of the machine's memory or of the
+// cgroup's limit, whichever is lower; SetMemoryLimit changes it): an
+// allocation that would exceed it, even after garbage is collected,
+// panics with ErrOutOfMemory naming the request, the budget and the use,
+// which the session recovers, instead of the process growing until the
+// operating system kills it.
 //
 // Autograd follows PyTorch: a tensor with RequiresGrad set is a leaf whose
 // gradient is accumulated into Grad by Backward; each op records how to push

@@ -21,5 +21,5 @@ const minEmptyBytes = 32 << 10
 // every element must be written before it is read. It is for outputs that
 // are filled completely (gathers, copies); New returns zeros. It panics
 // with ErrDType for an unknown dtype and ErrOutOfMemory when the tensor
-// would not fit this machine's memory.
+// would not fit the host memory budget (MemoryLimit).
 func Empty(dt DType, shape ...int) *Tensor { return emptyOn("Empty", cpu, dt, false, shape...) }

@@ -43,6 +43,7 @@ func New(dt DType, shape ...int) *Tensor {
 		panicf(ErrDType, "New", "unknown dtype %d (want tensor.Float32, Float16, BFloat16, Int8, Int64 or Bool)", int(dt))
 	}
 	n := numel(shape)
+	checkHostMemory("New", dt, n, int64(n)*int64(dt.Size()), shape)
 	return &Tensor{shape: append([]int(nil), shape...), dtype: dt, st: newStorage(dt, n), n: n}
 }
 

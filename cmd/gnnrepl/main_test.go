@@ -43,7 +43,7 @@ func command(t *testing.T, args ...string) *exec.Cmd {
 	home := t.TempDir()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = home
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(callerEnv(),
 		"HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 		"XDG_CACHE_HOME="+filepath.Join(home, "cache"),
@@ -51,6 +51,20 @@ func command(t *testing.T, args ...string) *exec.Cmd {
 		"TERM=dumb",
 	)
 	return cmd
+}
+
+// callerEnv is the test's environment without what would make the
+// binary's behaviour depend on who runs the tests: GNNREPL_DATA (a
+// caller's data directory holding Cora turns the synthetic fallback the
+// tests expect into the real dataset). A test that wants it sets it.
+func callerEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GNNREPL_DATA=") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 func exitCode(err error) int {
