@@ -533,9 +533,6 @@ func (s *Session) eval(ctx context.Context, name, src string) (Result, error) {
 			continue
 		}
 		if u.kind != unitStmts {
-			if err := s.undefinedPackage(s.in.FileSet(), f); err != nil {
-				return Result{}, err
-			}
 			if _, err := s.dropRedeclarations(f); err != nil {
 				return Result{}, err
 			}
@@ -642,9 +639,6 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, f *ast
 	fset := s.in.FileSet()
 	switch u.kind {
 	case unitFile:
-		if err := s.undefinedPackage(fset, f); err != nil {
-			return Result{}, err
-		}
 		if err := s.needGoSources(f); err != nil {
 			return Result{}, err
 		}
@@ -669,9 +663,6 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, f *ast
 		s.recordDecls(texts)
 		return Result{}, nil
 	case unitDecls:
-		if err := s.undefinedPackage(fset, f); err != nil {
-			return Result{}, err
-		}
 		if err := s.needGoSources(f); err != nil {
 			return Result{}, err
 		}
@@ -705,9 +696,6 @@ func (s *Session) evalUnit(ctx context.Context, name, src string, u unit, f *ast
 		return Result{}, err
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
-	if err := s.undefinedPackage(fset, body); err != nil {
-		return Result{}, err
-	}
 	if err := loopDeferError(fset, body); err != nil {
 		return Result{}, err
 	}
