@@ -662,10 +662,6 @@ func blockify(list []ast.Stmt) {
 	}
 }
 
-func isIntKind(k reflect.Kind) bool {
-	return k >= reflect.Int && k <= reflect.Uintptr
-}
-
 // rangeIntLoop returns the block { nK := X; for kK := nK - nK; kK < nK; kK++ { key = kK; body } }.
 func rangeIntLoop(r *ast.RangeStmt, k int) *ast.BlockStmt {
 	pos := r.For
@@ -753,22 +749,6 @@ func callsRecoverExpr(e ast.Node) bool {
 	ast.Inspect(e, func(x ast.Node) bool {
 		if c, ok := x.(*ast.CallExpr); ok {
 			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "recover" {
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
-}
-
-// callsMinMax reports whether e calls the session's min or max (which
-// yaegi, like an index, cannot type in a define at the top level of a cell:
-// "nil reflect type"; compileFix converts the value to its type).
-func callsMinMax(e ast.Expr) bool {
-	found := false
-	ast.Inspect(e, func(x ast.Node) bool {
-		if c, ok := x.(*ast.CallExpr); ok {
-			if id, ok := c.Fun.(*ast.Ident); ok && (id.Name == minMaxName["min"] || id.Name == minMaxName["max"]) {
 				found = true
 			}
 		}

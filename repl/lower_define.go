@@ -143,6 +143,17 @@ func splitParallel(as *ast.AssignStmt) []ast.Stmt {
 // with the packages named as the session imports them, or nil when t
 // cannot be written so.
 func (tc *typeCheck) typeExpr(t types.Type, pos token.Pos) ast.Expr {
+	return tc.writeType(t, pos, false)
+}
+
+// typeExprLocal is typeExpr for a position inside the function where t's
+// local types and type parameters are declared (a range statement's yield
+// function): those are written by name.
+func (tc *typeCheck) typeExprLocal(t types.Type, pos token.Pos) ast.Expr {
+	return tc.writeType(t, pos, true)
+}
+
+func (tc *typeCheck) writeType(t types.Type, pos token.Pos, local bool) ast.Expr {
 	sc := tc.pkg.Scope()
 	names := map[string]string{} // import path -> name in the session
 	for _, n := range sc.Names() {
@@ -159,7 +170,7 @@ func (tc *typeCheck) typeExpr(t types.Type, pos token.Pos) ast.Expr {
 			switch {
 			case o.Pkg() == nil: // error
 			case o.Pkg() == tc.pkg:
-				if sc.Lookup(o.Name()) != o {
+				if sc.Lookup(o.Name()) != o && !(local && o.Parent() != sc && o.Parent() != nil) {
 					ok = false // a local type, or one declared again since
 				}
 			case !o.Exported() || names[o.Pkg().Path()] == "":
@@ -208,7 +219,9 @@ func (tc *typeCheck) typeExpr(t types.Type, pos token.Pos) ast.Expr {
 			if t.Info()&types.IsUntyped != 0 || t.Kind() == types.UnsafePointer {
 				ok = false
 			}
-		case *types.TypeParam, *types.Tuple:
+		case *types.TypeParam:
+			ok = ok && local
+		case *types.Tuple:
 			ok = false
 		}
 	}

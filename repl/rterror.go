@@ -48,6 +48,8 @@ func goRuntimeError(v any, goStack []byte) any {
 		switch x {
 		case "reflect: slice index out of range", "reflect: array index out of range", "reflect: string index out of range":
 			return &RuntimeError{Msg: "index out of range", Reflect: v}
+		case "reflect.Value.Call: call of nil function":
+			return &RuntimeError{Msg: "invalid memory address or nil pointer dereference", Reflect: v}
 		case "reflect.Value.Slice: slice index out of bounds", "reflect.Value.Slice: string slice index out of bounds",
 			"reflect.Value.Slice3: slice index out of bounds":
 			msg := "slice bounds out of range"
