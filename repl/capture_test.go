@@ -5,10 +5,11 @@ package repl
 import (
 	"context"
 	"fmt"
-	"github.com/gnnrepl/gnnrepl/builtins"
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/gnnrepl/gnnrepl/builtins"
 )
 
 func TestCaptureFDs(t *testing.T) {

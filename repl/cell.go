@@ -1,8 +1,15 @@
 package repl
 
 import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
 	"go/scanner"
 	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // A cell (what the user typed, or a script) is evaluated in units, because
@@ -146,4 +153,64 @@ func lineCol(src string, off int) (line, col int) {
 		}
 	}
 	return line, col
+}
+
+// parseUnit parses the unit u of the cell src: a file, declarations (as a
+// file), or statements (as the body of a function main).
+func (s *Session) parseUnit(name, src string, u unit) (*ast.File, error) {
+	name = filepath.Clean(name) + fileSuffix
+	text := src[u.start:u.end]
+	line, col := lineCol(src, u.start)
+	fset := s.in.FileSet()
+	switch u.kind {
+	case unitFile:
+		f, err := parser.ParseFile(fset, name, src, parser.DeclarationErrors)
+		if err != nil {
+			return nil, compileError(err)
+		}
+		return f, nil
+	case unitDecls:
+		f, err := parser.ParseFile(fset, name, declPrefix+lineDirective(line, col)+text, parser.DeclarationErrors)
+		if err != nil {
+			return nil, compileError(err)
+		}
+		return f, nil
+	}
+	wrapped := stmtPrefix + lineDirective(line, col) + text + stmtSuffix
+	f, err := parser.ParseFile(fset, name, wrapped, parser.DeclarationErrors)
+	if err != nil {
+		return nil, eofError(compileError(err), line+strings.Count(text, "\n")+1)
+	}
+	return f, nil
+}
+
+// lineDirective makes the next line line:col of the unit's file. The file
+// name is relative, so the scanner joins it to the directory of the file
+// being parsed: the cell name (see fileSuffix).
+func lineDirective(line, col int) string {
+	return fmt.Sprintf("//line _.go:%d:%d\n", line, col)
+}
+
+// eofError rewrites a parse error found on the synthetic closing line of a
+// statement unit as the end of input it is.
+func eofError(err error, closeLine int) error {
+	var ce *CompileError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	if ce.Pos.Line >= closeLine {
+		ce.Msg = strings.Replace(ce.Msg, "found '}'", "found end of input", 1)
+		ce.Pos.Line, ce.Pos.Column = closeLine-1, 0
+	}
+	more := ce.More[:0]
+	for _, m := range ce.More { // drop the errors about the closing line the session added
+		if p := posPrefix.FindStringSubmatch(m); p != nil {
+			if line, _ := strconv.Atoi(p[2]); line >= closeLine {
+				continue
+			}
+		}
+		more = append(more, m)
+	}
+	ce.More = more
+	return err
 }

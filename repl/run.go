@@ -3,13 +3,16 @@ package repl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"reflect"
 	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
+	"github.com/gnnrepl/gnnrepl/runctx"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -212,4 +215,98 @@ func callers() []uintptr {
 	var pc [64]uintptr
 	n := runtime.Callers(3, pc[:])
 	return pc[:n]
+}
+
+// run executes prog; see EvalSource for what an interrupt does.
+func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.at.Store(0)
+	s.reviveAfterStop(ctx)
+	s.trace.begin()
+	stops := s.st.stops.Load()
+	e := start(ctx, s.in, &s.st, prog, runctx.Set, &s.trace.main)
+	defer func() {
+		// An interrupt stops the goroutines the program started also when
+		// the program ended first: a stop that came before the program's
+		// first step (while compiling) does not stop frames made since.
+		if ctx.Err() != nil && e.stop != nil {
+			select {
+			case <-e.fin:
+				e.stop()
+			default:
+			}
+		}
+	}()
+	select {
+	case <-e.fin:
+	case <-ctx.Done():
+		select {
+		case <-e.fin:
+			if s.st.stops.Load() == stops {
+				// The program had run to its end, unstopped, when the
+				// interrupt came: nothing was cut short, so its result
+				// stands (a next unit of the cell sees the cancelled
+				// context and is not run).
+				return s.finished(ctx, e, prog)
+			}
+		default:
+		}
+		s.gmu.Lock()
+		c := s.cur
+		s.gmu.Unlock()
+		s.cellInterrupted(c)
+		if e.stop != nil {
+			e.stop()
+		} else {
+			s.zombie.Store(e)
+			return reflect.Value{}, &InterruptedError{Cause: ctx.Err(), StillRunning: true}
+		}
+		t := time.NewTimer(s.opts.InterruptGrace)
+		defer t.Stop()
+		// Stop again while waiting: frames made after the first stop (the
+		// interrupt can arrive before the program's first step) only see
+		// a later one.
+		again := time.NewTicker(20 * time.Millisecond)
+		defer again.Stop()
+		for {
+			select {
+			case <-e.fin:
+				// (The deferred stop, now that the program has ended,
+				// stops the goroutines it started after the last stop:
+				// they carry that stop's run id.)
+				s.trace.end()
+				s.rec.reclaim(s.in, prog)
+				return reflect.Value{}, interrupted(ctx)
+			case <-again.C:
+				e.stop()
+				continue
+			case <-t.C:
+				s.zombie.Store(e)
+				return reflect.Value{}, &InterruptedError{Cause: ctx.Err(), StillRunning: true}
+			}
+		}
+	}
+	return s.finished(ctx, e, prog)
+}
+
+// finished returns the result of the program e ran to its end.
+func (s *Session) finished(ctx context.Context, e *execution, prog *interp.Program) (reflect.Value, error) {
+	frames := s.trace.end()
+	s.rec.reclaim(s.in, prog)
+	if e.err == nil {
+		return e.res, nil
+	}
+	var p interp.Panic
+	if errors.As(e.err, &p) {
+		if ctx.Err() != nil {
+			return reflect.Value{}, interrupted(ctx)
+		}
+		val := p.Value
+		if rv, ok := val.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
+			val = rv.Interface() // interpreted panics carry a reflect.Value
+		}
+		return reflect.Value{}, &PanicError{Value: goRuntimeError(val, p.Stack), Stack: fixFrames(frames, s.at.Load()), GoStack: p.Stack, Hint: nilHint(val, p.Stack)}
+	}
+	return reflect.Value{}, compileError(e.err)
 }

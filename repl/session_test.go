@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/gnnrepl/gnnrepl/builtins"
 	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gnnrepl/gnnrepl/builtins"
 
 	"github.com/gnnrepl/gnnrepl/runctx"
 	"github.com/traefik/yaegi/interp"
