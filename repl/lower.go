@@ -46,6 +46,13 @@ var lowerings = []lowering{
 			tc.bindMethodValues(f, info)
 			return nil
 		}},
+	{"typeargs", "a call of a generic function a cell declares gets the type arguments go/types inferred: yaegi " +
+		"failed to infer one from a function literal argument (lower_generic.go; " +
+		"testdata/conformance/generic_user_func.go)",
+		func(tc *typeCheck, _ *token.FileSet, f *ast.File, info *types.Info, _ bool) error {
+			tc.explicitTypeArgs(f, info)
+			return nil
+		}},
 	{"definevars", "a top-level define of a statement cell is declared with var and its exact types, then assigned: " +
 		"yaegi lost a tuple define's variables for functions called from functions or loops, and failed on an index " +
 		"of a compiled slice or a comma-ok define (lower_define.go; TestTopLevelTupleDefineInFunctions)",
