@@ -580,15 +580,9 @@ func replaceExprs(root ast.Node, f func(ast.Expr) ast.Expr) {
 	walk(reflect.ValueOf(root))
 }
 
-// intTypes are the predeclared integer types.
-var intTypes = map[string]bool{"int": true, "int8": true, "int16": true, "int32": true, "int64": true, "uint": true,
-	"uint8": true, "uint16": true, "uint32": true, "uint64": true, "uintptr": true, "byte": true, "rune": true}
-
 // rangeInts rewrites the range statements over an integer under root
-// (whose operand the session can tell is an integer: a literal, a len or
-// cap, a conversion to an integer type, an integer parameter, variable or
-// constant, arithmetic of those) into three-clause loops over a hidden
-// counter, which keep the range's meaning (the operand is evaluated once;
+// (whose operand has an integer type, by the checker) into three-clause
+// loops over a hidden counter, which keep the range's meaning (the operand is evaluated once;
 // the loop variable has its type; assigning it does not change the
 // iteration):
 //

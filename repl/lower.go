@@ -154,60 +154,15 @@ func (s *Session) lower(f *ast.File, c *checked, stmts bool) error {
 	return nil
 }
 
-// rewriteExprs replaces, in post-order, each expression for which repl
-// returns a non-nil expression. It does not descend into a replaced
-// expression.
+// rewriteExprs replaces, bottom-up, each expression under root for which
+// repl returns a non-nil expression (replaceExprs, keeping the others).
 func rewriteExprs(root ast.Node, repl func(ast.Expr) ast.Expr) {
-	var walk func(v reflect.Value)
-	exprType := reflect.TypeOf((*ast.Expr)(nil)).Elem()
-	// The parser's objects point back into the tree.
-	objType, scopeType := reflect.TypeOf((*ast.Object)(nil)), reflect.TypeOf((*ast.Scope)(nil))
-	walk = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if !v.IsNil() && v.Type() != objType && v.Type() != scopeType {
-				walk(v.Elem())
-			}
-		case reflect.Interface:
-			if !v.IsNil() {
-				walk(v.Elem())
-			}
-		case reflect.Struct:
-			for i := 0; i < v.NumField(); i++ {
-				fv := v.Field(i)
-				if !fv.CanSet() {
-					continue
-				}
-				if fv.Type() == exprType && !fv.IsNil() {
-					e := fv.Interface().(ast.Expr)
-					if r := repl(e); r != nil {
-						fv.Set(reflect.ValueOf(r))
-						continue
-					}
-				}
-				walk(fv)
-			}
-		case reflect.Slice:
-			if v.Type().Elem() == exprType {
-				for i := 0; i < v.Len(); i++ {
-					e, _ := v.Index(i).Interface().(ast.Expr)
-					if e == nil {
-						continue
-					}
-					if r := repl(e); r != nil {
-						v.Index(i).Set(reflect.ValueOf(r))
-						continue
-					}
-					walk(v.Index(i))
-				}
-				return
-			}
-			for i := 0; i < v.Len(); i++ {
-				walk(v.Index(i))
-			}
+	replaceExprs(root, func(e ast.Expr) ast.Expr {
+		if r := repl(e); r != nil {
+			return r
 		}
-	}
-	walk(reflect.ValueOf(root))
+		return e
+	})
 }
 
 // switchInits moves the init statement of an expression switch with a tag

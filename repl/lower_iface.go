@@ -49,9 +49,21 @@ func needsWrap(t, to types.Type) bool {
 // names, literals or selectors is left alone (the binding would change the
 // order of evaluation).
 func wrapIfaceValues(f *ast.File, info *types.Info, _ bool) {
+	addrOf := map[*ast.CompositeLit]bool{} // rewritten with their &
+	ast.Inspect(f, func(n ast.Node) bool {
+		if u, ok := n.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			if lit, ok := u.X.(*ast.CompositeLit); ok {
+				addrOf[lit] = true
+			}
+		}
+		return true
+	})
 	rewriteExprs(f, func(e ast.Expr) ast.Expr {
 		switch e := e.(type) {
 		case *ast.CompositeLit:
+			if addrOf[e] {
+				return nil
+			}
 			return wrapLiteralFields(e, false, info)
 		case *ast.UnaryExpr:
 			if lit, ok := e.X.(*ast.CompositeLit); ok && e.Op == token.AND {
