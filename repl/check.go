@@ -176,6 +176,7 @@ func (tc *typeCheck) unitDecls(f *ast.File) (names map[string]bool, imports map[
 // methods of a type an earlier cell declared.
 func (tc *typeCheck) check(fset *token.FileSet, f *ast.File, stmts bool, decls map[string]string) (*checked, error) {
 	sc := tc.pkg.Scope()
+	dropBlankImports(f, tc.imp.Has)
 	names, imports, methods := tc.unitDecls(f)
 	files := []*ast.File{f}
 	// Methods of a session type: the type is declared again, with its
@@ -605,4 +606,35 @@ func (tc *typeCheck) checkSources() {
 			return
 		}
 	}
+}
+
+// dropBlankImports removes the imports for side effects (import _ "P") of
+// packages the session does not have, such as runtime/cgo: yaegi ignores
+// them, and so does the session.
+func dropBlankImports(f *ast.File, has func(string) bool) {
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.IMPORT {
+			continue
+		}
+		specs := g.Specs[:0]
+		for _, sp := range g.Specs {
+			is := sp.(*ast.ImportSpec)
+			p, _ := strconv.Unquote(is.Path.Value)
+			if is.Name != nil && is.Name.Name == "_" && !has(p) {
+				continue
+			}
+			specs = append(specs, sp)
+		}
+		g.Specs = specs
+	}
+	imports := f.Imports[:0]
+	for _, is := range f.Imports {
+		p, _ := strconv.Unquote(is.Path.Value)
+		if is.Name != nil && is.Name.Name == "_" && !has(p) {
+			continue
+		}
+		imports = append(imports, is)
+	}
+	f.Imports = imports
 }

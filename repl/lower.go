@@ -203,11 +203,18 @@ func rewriteStmts(root ast.Node, repl func(ast.Stmt) ast.Stmt) {
 	})
 }
 
-// hideUnexported tags the unexported fields of the struct types that f
-// declares `json:"-"` when they have no json tag (see lowerings).
+// hideUnexported tags the unexported fields of the named struct types that
+// f declares `json:"-"` when they have no json tag (see lowerings). Struct
+// type literals elsewhere are left alone: Go's type identity includes tags,
+// and yaegi builds some of them apart from the cell's text (Go's test
+// programs bug285.go and typeparam/sets.go failed when they were tagged).
 func hideUnexported(f *ast.File, _ *types.Info, _ bool) {
 	ast.Inspect(f, func(n ast.Node) bool {
-		st, ok := n.(*ast.StructType)
+		ts, ok := n.(*ast.TypeSpec)
+		if !ok || ts.TypeParams != nil {
+			return true
+		}
+		st, ok := ts.Type.(*ast.StructType)
 		if !ok || st.Fields == nil {
 			return true
 		}
