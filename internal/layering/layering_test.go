@@ -32,7 +32,7 @@ func layer(rel string) int {
 		return program
 	case under("kernel"):
 		return frontEnd
-	case rel == "repl":
+	case under("repl"):
 		return session
 	case under("builtins"):
 		return builtins
