@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gnnrepl/gnnrepl/repl"
-	"github.com/gnnrepl/gnnrepl/tensor"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -425,7 +424,8 @@ func TestReplInterruptCountsOnce(t *testing.T) {
 // variables.
 func TestReplMemoryLimit(t *testing.T) {
 	_, c := startRepl(t)
-	t.Cleanup(func() { tensor.SetMemoryLimit(0) })
+	// Through the session: a front end's tests import no engine package.
+	t.Cleanup(func() { c.execute("_ = tensor.SetMemoryLimit(0)", nil) })
 	if r, _ := c.execute(`kept := tensor.Ones(4)
 _ = tensor.SetMemoryLimit(tensor.MemoryAllocated("cpu") + 16<<20)`, nil); r["status"] != "ok" {
 		t.Fatalf("setting the budget: %v", r)
