@@ -240,6 +240,13 @@ func (s *Session) run(ctx context.Context, prog *interp.Program) (reflect.Value,
 	}()
 	select {
 	case <-e.fin:
+		if s.st.stops.Load() != stops {
+			// Stopped while it ran (the interrupt's AfterFunc came
+			// before this select saw ctx): it did not complete.
+			s.trace.end()
+			s.rec.reclaim(s.in, prog)
+			return reflect.Value{}, interrupted(ctx)
+		}
 	case <-ctx.Done():
 		select {
 		case <-e.fin:

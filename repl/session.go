@@ -491,7 +491,15 @@ func (s *Session) EvalSource(ctx context.Context, name, src string) (Result, err
 	// An interrupt of the cell stops every interpreted goroutine too, also
 	// when it comes before the cell's program starts (while compiling).
 	c := &cellRun{}
-	defer context.AfterFunc(ctx, func() { s.cellInterrupted(c) })()
+	// The interrupt's AfterFunc runs on a goroutine of its own: the cell
+	// waits for it, so that a late one cannot stop the next cell's program.
+	afterDone := make(chan struct{})
+	stopAfter := context.AfterFunc(ctx, func() { defer close(afterDone); s.cellInterrupted(c) })
+	defer func() {
+		if !stopAfter() {
+			<-afterDone
+		}
+	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.cancel = cancel
