@@ -157,7 +157,7 @@ const minMaxDecls = `type _gnnrepl_ordered interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
 }
 
-func _gnnrepl_min[T _gnnrepl_ordered](x T, y ...T) T {
+func _gnnrepl_min[_gnnrepl_T _gnnrepl_ordered](x _gnnrepl_T, y ..._gnnrepl_T) _gnnrepl_T {
 	for _, v := range y {
 		if x != x {
 			return x
@@ -169,7 +169,7 @@ func _gnnrepl_min[T _gnnrepl_ordered](x T, y ...T) T {
 	return x
 }
 
-func _gnnrepl_max[T _gnnrepl_ordered](x T, y ...T) T {
+func _gnnrepl_max[_gnnrepl_T _gnnrepl_ordered](x _gnnrepl_T, y ..._gnnrepl_T) _gnnrepl_T {
 	for _, v := range y {
 		if x != x {
 			return x

@@ -36,6 +36,8 @@ var lowerings = []lowering{
 	{"jsontags", "an unexported field of a struct type a cell declares gets the tag `json:\"-\"` when it has " +
 		"no json tag: yaegi's struct types export every field (score becomes Xscore), so encoding/json " +
 		"wrote unexported fields (testdata/conformance/lower_jsontags.go)", pass(hideUnexported)},
+	{"selectcontinue", "a continue that ends a select clause becomes a flag and the continue after the select: " +
+		"yaegi left the loop (lower_select.go; TestSelectContinue)", pass(selectContinues)},
 	{"ifacevalues", "a value of a cell's type given to a compiled struct literal's interface field, or a call's " +
 		"result of such a type passed straight to an interface parameter, is bound to a variable first: yaegi wraps " +
 		"only variables (checkpoint.State{Model: m} panicked in reflect.Set; fmt.Println(mk()) ignored String) " +

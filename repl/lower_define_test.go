@@ -40,3 +40,19 @@ func TestInterfaceArguments(t *testing.T) {
 		t.Errorf("twice() = %s", got)
 	}
 }
+
+// TestSelectContinue: a continue that ends a select clause continues the
+// loop (yaegi left it: 1 of 5 values was counted), and a type named T is
+// the user's (the session's generic min and max no longer name their type
+// parameter T).
+func TestSelectContinue(t *testing.T) {
+	s, _, _ := newSession(t)
+	src := "c := make(chan int, 5)\nfor i := range 5 {\n\tc <- i\n}\nn := 0\nfor {\n\tselect {\n\tcase <-c:\n\t\tn++\n\t\tcontinue\n\tdefault:\n\t}\n\tbreak\n}\nn"
+	if got := eval(t, s, src); got != "5" {
+		t.Errorf("n = %s, want 5", got)
+	}
+	eval(t, s, "type T int\nvar v T = 4\nx := []T{1, 2}")
+	if got := eval(t, s, "fmt.Sprint(T(3), x, v, min(v, 2))"); got != `"3 [1 2] 4 2"` {
+		t.Errorf("type T: %s", got)
+	}
+}

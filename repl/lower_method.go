@@ -34,7 +34,15 @@ func (tc *typeCheck) bindMethodValues(f *ast.File, info *types.Info) {
 			return nil
 		}
 		recv := s.Recv()
-		if _, isPtr := recv.Underlying().(*types.Pointer); isPtr || types.IsInterface(recv) {
+		if types.IsInterface(recv) {
+			return nil
+		}
+		var arg ast.Expr = sel.X
+		if p, isPtr := recv.(*types.Pointer); isPtr {
+			// p.Get of a value method copies *p, as Go does.
+			recv = p.Elem()
+			arg = &ast.StarExpr{Star: sel.Pos(), X: sel.X}
+		} else if _, isPtr := recv.Underlying().(*types.Pointer); isPtr {
 			return nil
 		}
 		fn, ok := s.Obj().(*types.Func)
@@ -58,6 +66,6 @@ func (tc *typeCheck) bindMethodValues(f *ast.File, info *types.Info) {
 			Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{
 				&ast.SelectorExpr{X: &ast.Ident{NamePos: pos, Name: r.Name}, Sel: sel.Sel}}}}, Rbrace: sel.End()},
 		}
-		return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{sel.X}, Rparen: sel.End()}
+		return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{arg}, Rparen: sel.End()}
 	})
 }

@@ -17,7 +17,10 @@ func main() {
 	bump := p.Bump
 	p.n = 2
 	bump()
-	fmt.Println(g(), add(10), p.Get(), p.n)
+	pp := &p
+	g2 := pp.Get
+	pp.n = 7
+	fmt.Println(g(), add(10), p.Get(), p.n, g2())
 	fs := []func() int{}
 	for i := 0; i < 3; i++ {
 		q := P{i}
