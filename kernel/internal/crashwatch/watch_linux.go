@@ -54,9 +54,13 @@ func watch() int {
 // likely the reason's own end.
 const minCopy = 8
 
-// reportStart returns the smallest i such that rest[i:] is a prefix of
-// report (the copy of the report's start that went to descriptor 2) at
-// least minCopy bytes long (or the whole report), or len(rest).
+// reportStart returns the smallest i such that rest[i:] starts as report
+// does (the copy of the report's start that went to descriptor 2), over at
+// least minCopy bytes (or the whole report) and over all of rest[i:] or its
+// first sameSpan bytes, or len(rest). Only the start has to agree: when
+// the descriptor 2 pipe was full, the runtime's write to it was cut short
+// and a piece of its copy is missing further on (the whole copy used to be
+// written twice then, under load).
 func reportStart(rest, report []byte) int {
 	if len(report) == 0 {
 		return len(rest)
@@ -68,13 +72,17 @@ func reportStart(rest, report []byte) int {
 			break
 		}
 		i += j
-		if bytes.HasPrefix(report, rest[i:]) {
+		need := min(len(rest)-i, len(report), sameSpan)
+		if need >= least && bytes.Equal(rest[i:i+need], report[:need]) {
 			return i
 		}
 		i++
 	}
 	return len(rest)
 }
+
+// sameSpan is how much of the report's start the copy must repeat.
+const sameSpan = 256
 
 // readSome reads into buf, retrying on EINTR; 0 means end of file or an
 // error.

@@ -23,3 +23,18 @@ func TestReportStart(t *testing.T) {
 		}
 	}
 }
+
+// TestReportStartCutCopy: the copy on descriptor 2 may lack a piece further
+// on (a write to the full pipe cut short); its start still marks it, so
+// the report is not written twice.
+func TestReportStartCutCopy(t *testing.T) {
+	var report []byte
+	for i := 0; len(report) < 4096; i++ {
+		report = append(report, []byte("goroutine 1 [running]:\nmain.f(...)\n\t/x.go:12 +0x1f\n")...)
+	}
+	reason := "fatal error: runtime: out of memory\n"
+	rest := reason + string(report[:1000]) + string(report[1500:3000])
+	if got := reportStart([]byte(rest), report); got != len(reason) {
+		t.Errorf("reportStart = %d, want %d", got, len(reason))
+	}
+}
