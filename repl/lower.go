@@ -25,11 +25,7 @@ var lowerings = []lowering{
 	{"constants", "constant declarations are written out value by value and every other constant expression " +
 		"becomes a literal of its exact value and type: yaegi computed 5/2 in a float context as 2.5, failed on iota " +
 		"groups (\"constant definition loop\") and on constants beyond 64 bits (lower_const.go; " +
-		"testdata/conformance/lower_constfold.go)",
-		func(tc *typeCheck, _ *token.FileSet, f *ast.File, info *types.Info, _ bool) error {
-			tc.foldConstants(f, info)
-			return nil
-		}},
+		"testdata/conformance/lower_constfold.go)", tcPass((*typeCheck).foldConstants)},
 	{"switchinit", "switch x := v; expr {...} becomes { x := v; switch expr {...} }: yaegi matched no case " +
 		"when the tag is computed from the init's variable (switch x := 5; x*2 { case 10: } ran default) " +
 		"(testdata/conformance/lower_switchinit.go)", pass(switchInits)},
@@ -43,18 +39,10 @@ var lowerings = []lowering{
 		"only variables (checkpoint.State{Model: m} panicked in reflect.Set; fmt.Println(mk()) ignored String) " +
 		"(lower_iface.go; TestUserModelStateLiteral, TestInterfaceArguments)", pass(wrapIfaceValues)},
 	{"methodvalue", "a method value of a value receiver copies the receiver: yaegi bound the variable (g := p.Get; " +
-		"p.n = 2 changed g()) (lower_method.go; testdata/conformance/lower_methodvalue.go)",
-		func(tc *typeCheck, _ *token.FileSet, f *ast.File, info *types.Info, _ bool) error {
-			tc.bindMethodValues(f, info)
-			return nil
-		}},
+		"p.n = 2 changed g()) (lower_method.go; testdata/conformance/lower_methodvalue.go)", tcPass((*typeCheck).bindMethodValues)},
 	{"typeargs", "a call of a generic function a cell declares gets the type arguments go/types inferred: yaegi " +
 		"failed to infer one from a function literal argument (lower_generic.go; " +
-		"testdata/conformance/generic_user_func.go)",
-		func(tc *typeCheck, _ *token.FileSet, f *ast.File, info *types.Info, _ bool) error {
-			tc.explicitTypeArgs(f, info)
-			return nil
-		}},
+		"testdata/conformance/generic_user_func.go)", tcPass((*typeCheck).explicitTypeArgs)},
 	{"definevars", "a top-level define of a statement cell is declared with var and its exact types, then assigned: " +
 		"yaegi lost a tuple define's variables for functions called from functions or loops, and failed on an index " +
 		"of a compiled slice or a comma-ok define (lower_define.go; TestTopLevelTupleDefineInFunctions)",
@@ -69,10 +57,16 @@ var lowerings = []lowering{
 		"ended the process, kernel and all (recursion.go; TestRecursionLimit)", pass(func(f *ast.File, info *types.Info, _ bool) { enterCalls(f, info) })},
 	{"cellreturn", "a return at a statement cell's top level ends the cell (a script's, the script): yaegi's " +
 		"compiler panicked (\"CFG post-order panic\"); it becomes a panic with a sentinel that the session takes " +
-		"as the end of the cell (TestCellReturn)", nil},
+		"as the end of the cell (TestCellReturn)", pass(cellReturns)},
 }
 
-func init() { lowerings[len(lowerings)-1].run = pass(cellReturns) }
+// tcPass adapts a pass that needs the session's checker too.
+func tcPass(p func(tc *typeCheck, f *ast.File, info *types.Info)) func(*typeCheck, *token.FileSet, *ast.File, *types.Info, bool) error {
+	return func(tc *typeCheck, _ *token.FileSet, f *ast.File, info *types.Info, _ bool) error {
+		p(tc, f, info)
+		return nil
+	}
+}
 
 // pass adapts a pass that needs only the unit and its types.
 func pass(p func(f *ast.File, info *types.Info, stmts bool)) func(*typeCheck, *token.FileSet, *ast.File, *types.Info, bool) error {
